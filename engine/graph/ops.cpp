@@ -1,0 +1,42 @@
+// Names of the primitive operations (used by printers, DOT, JSON and the session file).
+#include "engine/graph/ops.h"
+
+#include <array>
+
+namespace ks {
+
+namespace {
+constexpr std::array<std::string_view, kNumUnaryOps> kUnary{
+    "neg", "abs", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
+    "tan", "tanh", "erf", "floor", "ceil", "round", "trunc", "not", "isnan", "sign"};
+constexpr std::array<std::string_view, kNumBinaryOps> kBinary{
+    "add", "sub", "mul", "div", "mod", "pow", "max", "min", "lt", "le", "gt", "ge", "eq", "ne",
+    "and", "or", "xor"};
+constexpr std::array<std::string_view, 4> kReduce{"sum", "max", "min", "prod"};
+
+template <class E, std::size_t N>
+std::optional<E> parse(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+}  // namespace
+
+std::string_view unaryOpName(UnaryOp op) { return kUnary[static_cast<std::size_t>(op)]; }
+std::string_view binaryOpName(BinaryOp op) { return kBinary[static_cast<std::size_t>(op)]; }
+std::string_view reduceOpName(ReduceOp op) { return kReduce[static_cast<std::size_t>(op)]; }
+std::optional<UnaryOp> parseUnaryOp(std::string_view s) { return parse<UnaryOp>(kUnary, s); }
+std::optional<BinaryOp> parseBinaryOp(std::string_view s) { return parse<BinaryOp>(kBinary, s); }
+std::optional<ReduceOp> parseReduceOp(std::string_view s) { return parse<ReduceOp>(kReduce, s); }
+
+bool isComparison(BinaryOp op) { return op >= BinaryOp::CmpLt && op <= BinaryOp::CmpNe; }
+bool isCommutative(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Max: case BinaryOp::Min:
+    case BinaryOp::CmpEq: case BinaryOp::CmpNe: case BinaryOp::And: case BinaryOp::Or:
+    case BinaryOp::Xor: return true;
+    default: return false;
+  }
+}
+
+}  // namespace ks

@@ -1,0 +1,387 @@
+// Construction, editing, hashing and printing of unlowered kernels.
+#include "engine/kernel/kernel.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+std::string_view moveKindName(MoveKind m) {
+  static constexpr std::string_view names[] = {"reshape", "expand", "permute", "pad", "narrow", "flip"};
+  return names[static_cast<int>(m)];
+}
+
+namespace {
+[[noreturn]] void bad(const std::string& msg) { throw Error(ErrorCode::Internal, "kernel IR: " + msg); }
+}  // namespace
+
+int32_t Kernel::push(KOp op) {
+  for (int32_t s : op.src)
+    if (s < 0 || s >= static_cast<int32_t>(ops.size())) bad("operand index out of range");
+  ops.push_back(std::move(op));
+  return static_cast<int32_t>(ops.size() - 1);
+}
+
+int32_t Kernel::param(ParamKind kind, DType t, const Shape& s) {
+  KOp o;
+  o.kind = KOpKind::Param;
+  o.op = static_cast<uint8_t>(kind);
+  o.dtype = t;
+  o.shape = s;
+  return push(std::move(o));
+}
+
+int32_t Kernel::constant(Scalar v) {
+  KOp o;
+  o.kind = KOpKind::Const;
+  o.dtype = v.dtype();
+  o.value = v;
+  return push(std::move(o));
+}
+
+int32_t Kernel::move(int32_t x, MoveKind m, std::vector<int64_t> attr, Scalar padValue) {
+  KOp o;
+  o.kind = KOpKind::Move;
+  o.op = static_cast<uint8_t>(m);
+  o.dtype = at(x).dtype;
+  o.src = {x};
+  const Shape& in = at(x).shape;
+  switch (m) {
+    case MoveKind::Reshape:
+    case MoveKind::Expand: o.shape = Shape(attr.begin(), attr.end()); break;
+    case MoveKind::Permute:
+      for (int64_t a : attr) o.shape.push_back(in.at(a));
+      break;
+    case MoveKind::Pad:
+      o.shape = in;
+      o.shape.at(attr.at(0)) += attr.at(1) + attr.at(2);
+      o.value = padValue.dtype() == o.dtype ? padValue : padValue.cast(o.dtype);
+      break;
+    case MoveKind::Narrow:
+      o.shape = in;
+      o.shape.at(attr.at(0)) = attr.at(2);
+      break;
+    case MoveKind::Flip: o.shape = in; break;
+  }
+  o.attr = std::move(attr);
+  return push(std::move(o));
+}
+
+int32_t Kernel::unary(int32_t x, UnaryOp u) {
+  KOp o;
+  o.kind = KOpKind::Unary;
+  o.op = static_cast<uint8_t>(u);
+  o.dtype = u == UnaryOp::IsNan ? DType::Bool : at(x).dtype;
+  o.shape = at(x).shape;
+  o.src = {x};
+  return push(std::move(o));
+}
+
+int32_t Kernel::binary(int32_t x, int32_t y, BinaryOp b) {
+  KOp o;
+  o.kind = KOpKind::Binary;
+  o.op = static_cast<uint8_t>(b);
+  o.dtype = isComparison(b) ? DType::Bool : at(x).dtype;
+  o.shape = at(x).shape.empty() ? at(y).shape : at(x).shape;
+  o.src = {x, y};
+  return push(std::move(o));
+}
+
+int32_t Kernel::cast(int32_t x, DType t) {
+  KOp o;
+  o.kind = KOpKind::Cast;
+  o.dtype = t;
+  o.shape = at(x).shape;
+  o.src = {x};
+  return push(std::move(o));
+}
+
+int32_t Kernel::where(int32_t cond, int32_t a, int32_t b) {
+  KOp o;
+  o.kind = KOpKind::Where;
+  o.dtype = at(a).dtype;
+  for (int32_t s : {cond, a, b})
+    if (!at(s).shape.empty()) o.shape = at(s).shape;
+  o.src = {cond, a, b};
+  return push(std::move(o));
+}
+
+int32_t Kernel::reduce(int32_t x, ReduceOp r) {
+  KOp o;
+  o.kind = KOpKind::Reduce;
+  o.op = static_cast<uint8_t>(r);
+  o.dtype = at(x).dtype;
+  o.shape = at(x).shape;
+  if (o.shape.empty()) bad("reduce of a rank-0 value");
+  o.shape.pop_back();
+  o.src = {x};
+  return push(std::move(o));
+}
+
+int32_t Kernel::store(int32_t p, int32_t x) {
+  KOp o;
+  o.kind = KOpKind::Store;
+  o.dtype = at(x).dtype;
+  o.shape = at(x).shape;
+  o.src = {p, x};
+  return push(std::move(o));
+}
+
+std::vector<int32_t> Kernel::params() const {
+  std::vector<int32_t> r;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == KOpKind::Param) r.push_back(static_cast<int32_t>(i));
+  return r;
+}
+
+std::vector<int32_t> Kernel::readParams() const {
+  std::vector<int32_t> r;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == KOpKind::Param && ops[i].paramKind() == ParamKind::Read) r.push_back(static_cast<int32_t>(i));
+  return r;
+}
+
+std::vector<int32_t> Kernel::storeOps() const {
+  std::vector<int32_t> r;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == KOpKind::Store) r.push_back(static_cast<int32_t>(i));
+  return r;
+}
+
+bool Kernel::containsStores() const {
+  return std::any_of(ops.begin(), ops.end(), [](const KOp& o) { return o.kind == KOpKind::Store; });
+}
+
+bool Kernel::isReduce() const {
+  return std::any_of(ops.begin(), ops.end(), [](const KOp& o) { return o.kind == KOpKind::Reduce; });
+}
+
+namespace {
+template <class Pred>
+bool anyUpstream(const Kernel& k, int32_t op, Pred pred) {
+  std::vector<int32_t> stack{op};
+  std::vector<bool> seen(k.size(), false);
+  while (!stack.empty()) {
+    const int32_t i = stack.back();
+    stack.pop_back();
+    if (seen[i]) continue;
+    seen[i] = true;
+    if (pred(k.at(i))) return true;
+    for (int32_t s : k.at(i).src) stack.push_back(s);
+  }
+  return false;
+}
+}  // namespace
+
+bool Kernel::isPrecededByReduce(int32_t op) const {
+  return anyUpstream(*this, op, [](const KOp& o) { return o.kind == KOpKind::Reduce; });
+}
+
+bool Kernel::isPrecededByCompute(int32_t op) const {
+  return anyUpstream(*this, op, [](const KOp& o) {
+    return o.kind == KOpKind::Unary || o.kind == KOpKind::Binary || o.kind == KOpKind::Cast ||
+           o.kind == KOpKind::Where || o.kind == KOpKind::Reduce;
+  });
+}
+
+std::vector<int32_t> Kernel::append(const Kernel& other) {
+  std::vector<int32_t> map(other.size());
+  for (std::size_t i = 0; i < other.size(); ++i) {
+    KOp o = other.ops[i];
+    for (int32_t& s : o.src) s = map[s];
+    map[i] = push(std::move(o));
+  }
+  return map;
+}
+
+Kernel Kernel::extract(int32_t op, std::vector<int32_t>& readParamsUsed, int32_t& newOp) const {
+  std::vector<bool> need(size(), false);
+  need[op] = true;
+  for (int32_t i = op; i >= 0; --i)
+    if (need[i])
+      for (int32_t s : ops[i].src) need[s] = true;
+  Kernel k;
+  std::vector<int32_t> map(size(), -1);
+  readParamsUsed.clear();
+  int32_t readIndex = 0;
+  for (int32_t i = 0; i <= op; ++i) {
+    const bool isRead = ops[i].kind == KOpKind::Param && ops[i].paramKind() == ParamKind::Read;
+    if (need[i]) {
+      KOp o = ops[i];
+      for (int32_t& s : o.src) s = map[s];
+      map[i] = k.push(std::move(o));
+      if (isRead) readParamsUsed.push_back(readIndex);
+    }
+    if (isRead) ++readIndex;
+  }
+  newOp = map[op];
+  return k;
+}
+
+std::vector<int32_t> Kernel::prune(std::vector<int32_t>& keep) {
+  std::vector<bool> need(size(), false);
+  for (int32_t k : keep) need[k] = true;
+  for (std::size_t i = 0; i < size(); ++i)
+    if (ops[i].kind == KOpKind::Store) need[i] = true;
+  for (int32_t i = static_cast<int32_t>(size()) - 1; i >= 0; --i)
+    if (need[i])
+      for (int32_t s : ops[i].src) need[s] = true;
+  std::vector<int32_t> map(size(), -1), survivingReads;
+  std::vector<KOp> kept;
+  int32_t readIndex = 0;
+  for (std::size_t i = 0; i < size(); ++i) {
+    const bool isRead = ops[i].kind == KOpKind::Param && ops[i].paramKind() == ParamKind::Read;
+    if (need[i]) {
+      KOp o = ops[i];
+      for (int32_t& s : o.src) s = map[s];
+      map[i] = static_cast<int32_t>(kept.size());
+      kept.push_back(std::move(o));
+      if (isRead) survivingReads.push_back(readIndex);
+    }
+    if (isRead) ++readIndex;
+  }
+  ops = std::move(kept);
+  for (int32_t& k : keep) k = map[k];
+  return survivingReads;
+}
+
+uint64_t Kernel::hash() const {
+  uint64_t h = 0x6b73'6b65'726e'656cull;
+  auto mix = [&h](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  for (const KOp& o : ops) {
+    mix(static_cast<uint64_t>(o.kind));
+    mix(o.op);
+    mix(static_cast<uint64_t>(o.dtype));
+    mix(o.shape.size());
+    for (Dim d : o.shape) mix(static_cast<uint64_t>(d));
+    for (int32_t s : o.src) mix(static_cast<uint64_t>(s));
+    mix(0xabcdef);
+    for (int64_t a : o.attr) mix(static_cast<uint64_t>(a));
+    mix(o.value.hash());
+  }
+  return h;
+}
+
+namespace {
+std::string list(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+}  // namespace
+
+std::string Kernel::print() const {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const KOp& o = ops[i];
+    os << "%" << i << " = ";
+    switch (o.kind) {
+      case KOpKind::Param: {
+        static constexpr const char* kinds[] = {"param.read", "param.rw", "param.scalar"};
+        os << kinds[o.op];
+        break;
+      }
+      case KOpKind::Const: os << "const " << o.value.str(); break;
+      case KOpKind::Move:
+        os << moveKindName(o.moveKind()) << " " << list(o.attr);
+        if (o.moveKind() == MoveKind::Pad && o.value.toDouble() != 0.0) os << " value=" << o.value.str();
+        break;
+      case KOpKind::Unary: os << unaryOpName(o.unaryOp()); break;
+      case KOpKind::Binary: os << binaryOpName(o.binaryOp()); break;
+      case KOpKind::Cast: os << "cast"; break;
+      case KOpKind::Where: os << "where"; break;
+      case KOpKind::Reduce: os << "reduce." << reduceOpName(o.reduceOp()); break;
+      case KOpKind::Store: os << "store"; break;
+    }
+    for (std::size_t s = 0; s < o.src.size(); ++s) os << (s ? ", %" : " %") << o.src[s];
+    os << " : " << dtypeName(o.dtype) << shapeStr(o.shape) << "\n";
+  }
+  return os.str();
+}
+
+double Kernel::flops() const {
+  double f = 0;
+  for (const KOp& o : ops) {
+    switch (o.kind) {
+      case KOpKind::Unary:
+      case KOpKind::Binary:
+      case KOpKind::Where: f += static_cast<double>(numel(o.shape)); break;
+      case KOpKind::Reduce: f += static_cast<double>(numel(ops[o.src[0]].shape)); break;
+      default: break;
+    }
+  }
+  return f;
+}
+
+int64_t Kernel::bytesMoved() const {
+  int64_t b = 0;
+  for (const KOp& o : ops)
+    if (o.kind == KOpKind::Param) b += numel(o.shape) * static_cast<int64_t>(dtypeSize(o.dtype));
+  return b;
+}
+
+std::string Kernel::name() const {
+  std::vector<std::string> parts;
+  for (const KOp& o : ops) {
+    std::string p;
+    if (o.kind == KOpKind::Unary) p = unaryOpName(o.unaryOp());
+    else if (o.kind == KOpKind::Binary) p = binaryOpName(o.binaryOp());
+    else if (o.kind == KOpKind::Reduce) p = reduceOpName(o.reduceOp());
+    else if (o.kind == KOpKind::Where) p = "where";
+    if (!p.empty() && (parts.empty() || parts.back() != p)) parts.push_back(p);
+  }
+  if (parts.empty()) return "copy";
+  if (parts.size() > 4) parts.erase(parts.begin() + 2, parts.end() - 2), parts.insert(parts.begin() + 2, "");
+  std::string s;
+  for (auto& p : parts) s += (s.empty() ? "" : "_") + p;
+  return s;
+}
+
+std::string verifyKernel(const Kernel& k) {
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const KOp& o = k.ops[i];
+    auto where = "op " + std::to_string(i) + ": ";
+    for (int32_t s : o.src)
+      if (s < 0 || s >= static_cast<int32_t>(i)) return where + "uses %" + std::to_string(s) + " before it is defined";
+    switch (o.kind) {
+      case KOpKind::Store: {
+        if (o.src.size() != 2) return where + "store needs {param, value}";
+        const KOp& p = k.at(o.src[0]);
+        const KOp& v = k.at(o.src[1]);
+        if (p.kind != KOpKind::Param || p.paramKind() != ParamKind::ReadWrite)
+          return where + "store into something other than a read-write param";
+        if (numel(p.shape) != numel(v.shape) || p.dtype != v.dtype)
+          return where + "stored value " + std::string(dtypeName(v.dtype)) + shapeStr(v.shape) +
+                 " does not match the param " + std::string(dtypeName(p.dtype)) + shapeStr(p.shape);
+        break;
+      }
+      case KOpKind::Binary: {
+        const KOp &x = k.at(o.src[0]), &y = k.at(o.src[1]);
+        if (x.dtype != y.dtype) return where + "binary operand dtypes differ";
+        if (x.shape != y.shape && !x.shape.empty() && !y.shape.empty()) return where + "binary operand shapes differ";
+        break;
+      }
+      case KOpKind::Where: {
+        if (k.at(o.src[0]).dtype != DType::Bool) return where + "where condition is not bool";
+        if (k.at(o.src[1]).dtype != k.at(o.src[2]).dtype) return where + "where branch dtypes differ";
+        break;
+      }
+      case KOpKind::Reduce:
+        if (k.at(o.src[0]).shape.empty()) return where + "reduce of a rank-0 value";
+        break;
+      case KOpKind::Move:
+        if (o.moveKind() == MoveKind::Reshape && numel(o.shape) != numel(k.at(o.src[0]).shape))
+          return where + "reshape changes the element count";
+        break;
+      default: break;
+    }
+  }
+  return {};
+}
+
+}  // namespace ks
