@@ -7,6 +7,9 @@ namespace ks {
 
 // A place in a program's source: a .ks file position or an ONNX node name.
 struct SourceLoc {
+  SourceLoc() = default;
+  SourceLoc(std::string f, int l = 0, int c = 0, std::string n = {})
+      : file(std::move(f)), line(l), column(c), node(std::move(n)) {}
   std::string file;
   int line = 0;    // 1-based; 0 = unknown
   int column = 0;  // 1-based; 0 = unknown

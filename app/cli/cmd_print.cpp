@@ -1,0 +1,21 @@
+// `print`: loads a program and prints its e-graph dump (a quick look without compiling).
+#include <cstdio>
+
+#include "app/cli/commands.h"
+#include "app/cli/program_loader.h"
+
+namespace ks::cli {
+
+int cmdPrint(int argc, char** argv) {
+  Args args(argc, argv, {"dump"});
+  args.allowOnly({"dump"});
+  if (args.positional().size() != 1) throw UsageError{"expects one FILE"};
+  Program p = loadProgram(args.positional()[0]);
+  std::printf("program %s: %zu inputs, %zu params, %zu outputs, %zu classes, key %016llx\n", p.name.c_str(),
+              p.inputs.size(), p.params.size(), p.outputs.size(), p.graph.classCount(),
+              static_cast<unsigned long long>(p.cacheKey()));
+  std::printf("%s", p.graph.dump().c_str());
+  return 0;
+}
+
+}  // namespace ks::cli
