@@ -1,0 +1,158 @@
+// Greedy tree-cost extraction, then local search on the DAG cost.
+#include "engine/plan/extractor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <unordered_set>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool isProducer(const Node& n) { return n.kind == NodeKind::Kernel || n.kind == NodeKind::ToDevice; }
+
+struct Search {
+  const Graph& g;
+  const std::vector<ClassId>& outputs;
+  const ExtractionDevices& dev;
+  std::vector<ClassId> order;  // all classes reachable through any alternative, operands first
+
+  bool deviceOk(const Node& n) const {
+    return n.device < dev.allowed.size() && dev.allowed[n.device];
+  }
+  // Own cost of a node given the producer chosen for its operand (copies within a pool are free).
+  double ownCost(const Node& n, const std::unordered_map<ClassId, NodeId>& choice) const {
+    if (n.kind != NodeKind::ToDevice) return n.timeNs;
+    auto it = choice.find(n.in[0]);
+    const uint32_t from = it == choice.end() ? 0 : producerPool(g, it->second, dev);
+    return from == dev.poolOf.at(n.device) ? 0.0 : n.timeNs;
+  }
+  // DAG cost of a full choice: walk from the outputs, count each chosen node once.
+  double evaluate(const std::unordered_map<ClassId, NodeId>& choice) const {
+    std::unordered_set<uint32_t> seenClass, seenNode;
+    std::vector<ClassId> stack(outputs.begin(), outputs.end());
+    double total = 0;
+    while (!stack.empty()) {
+      const ClassId c = stack.back();
+      stack.pop_back();
+      if (!seenClass.insert(c.v).second) continue;
+      if (g.isLeaf(c)) continue;
+      auto it = choice.find(c);
+      if (it == choice.end() || !it->second.valid()) return kInf;
+      const Node& n = g.node(it->second);
+      if (seenNode.insert(it->second.v).second) total += ownCost(n, choice);
+      for (ClassId in : n.in) stack.push_back(in);
+    }
+    return total;
+  }
+};
+
+}  // namespace
+
+uint32_t producerPool(const Graph& g, NodeId producer, const ExtractionDevices& d) {
+  if (!producer.valid()) return 0;
+  const Node& n = g.node(producer);
+  if (isProducer(n)) return d.poolOf.at(n.device);
+  return 0;
+}
+
+Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const ExtractionDevices& devices) {
+  Search s{g, outputs, devices, g.topoOrder(outputs, true)};
+  Extraction ex;
+  // 1. Greedy: in topological order, the producer with the lowest tree cost.
+  std::unordered_map<ClassId, double> tree;
+  std::unordered_map<ClassId, NodeId> choice;
+  std::unordered_map<ClassId, std::vector<AlternativeCost>> alts;
+  for (ClassId c : s.order) {
+    if (g.isLeaf(c)) {
+      tree[c] = 0;
+      continue;
+    }
+    double best = kInf;
+    NodeId bestNode;
+    for (NodeId nid : g.eclass(c).nodes) {
+      const Node& n = g.node(nid);
+      if (!isProducer(n) || !s.deviceOk(n)) continue;
+      AlternativeCost a{nid, s.ownCost(n, choice), 0, true};
+      double sum = a.ownNs;
+      for (ClassId in : n.in) {
+        auto it = tree.find(in);
+        sum += it == tree.end() ? kInf : it->second;
+      }
+      a.treeNs = sum;
+      a.valid = std::isfinite(sum);
+      alts[c].push_back(a);
+      if (sum < best) {
+        best = sum;
+        bestNode = nid;
+      }
+    }
+    tree[c] = best;
+    if (bestNode.valid()) choice[c] = bestNode;
+  }
+  for (ClassId out : outputs)
+    if (!std::isfinite(tree[out]))
+      throw Error(ErrorCode::Unsupported,
+                  "output class %" + std::to_string(out.v) + " has no producer on the selected devices "
+                  "(a device that compiles kernels is needed; openblas only runs matmuls)");
+  const std::unordered_map<ClassId, NodeId> greedy = choice;
+  double cost = s.evaluate(choice);
+  ex.greedyTreeNs = cost;
+  // 2. Local search on the DAG cost: switch one class's producer while that lowers the total.
+  for (int round = 0; round < 8; ++round) {
+    bool improved = false;
+    for (ClassId c : s.order) {
+      auto it = alts.find(c);
+      if (it == alts.end() || it->second.size() < 2) continue;
+      for (const AlternativeCost& a : it->second) {
+        if (!a.valid || choice[c] == a.node) continue;
+        const NodeId old = choice[c];
+        choice[c] = a.node;
+        const double trial = s.evaluate(choice);
+        if (trial + 1e-9 < cost) {
+          cost = trial;
+          ++ex.improvements;
+          improved = true;
+        } else {
+          choice[c] = old;
+        }
+      }
+    }
+    if (!improved) break;
+  }
+  ex.totalNs = cost;
+  // 3. The needed classes, their chosen producers in dependency order, and the decisions.
+  std::unordered_set<uint32_t> needed, seenNode;
+  std::vector<ClassId> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    const ClassId c = stack.back();
+    stack.pop_back();
+    if (!needed.insert(c.v).second || g.isLeaf(c)) continue;
+    for (ClassId in : g.node(choice.at(c)).in) stack.push_back(in);
+  }
+  for (ClassId c : s.order) {
+    if (!needed.count(c.v) || g.isLeaf(c)) continue;
+    const NodeId n = choice.at(c);
+    ex.chosen[c] = n;
+    if (seenNode.insert(n.v).second) ex.order.push_back(n);
+    ClassDecision d{c, n, alts[c], {}};
+    const auto& al = d.alternatives;
+    const auto bestTree = std::min_element(al.begin(), al.end(), [](auto& a, auto& b) { return a.treeNs < b.treeNs; });
+    if (al.size() == 1) d.why = "only producer";
+    else if (bestTree->node == n) d.why = "lowest cost among " + std::to_string(al.size()) + " alternatives";
+    else {
+      std::ostringstream os;
+      os << "not the lowest tree cost, but shares producers with other classes: whole-plan (DAG) cost "
+         << (greedy.at(c) == n ? "unchanged" : "lower") << " this way";
+      d.why = os.str();
+    }
+    ex.decisions.push_back(std::move(d));
+  }
+  return ex;
+}
+
+}  // namespace ks

@@ -1,0 +1,115 @@
+// Matching the matmul form the program builder (and zyx) produce.
+#include "engine/plan/matmul_matcher.h"
+
+#include <sstream>
+
+namespace ks {
+
+std::string GemmSpec::str() const {
+  std::ostringstream os;
+  os << "sgemm " << m << "x" << n << "x" << k;
+  if (transA) os << " A^T";
+  if (transB) os << " B^T";
+  if (batch > 1) os << " batch " << batch;
+  return os.str();
+}
+
+namespace {
+
+// One side of the product: which matrix it reads and how.
+struct Side {
+  ClassId base;
+  bool swapped = false;   // base is a permute of the last two axes of `base`
+  int64_t batchElems = 0; // elements per batch in base (0: base has no batch dims -> broadcast)
+};
+
+// Walks Expand -> Reshape [-> Permute(last two)] down to a matrix (or batch of matrices).
+// `unitAxis` is the axis of the [..., m, 1, k] / [..., 1, n, k] reshape that holds the 1.
+std::optional<Side> walk(const Graph& g, ClassId c, int unitAxis, const Shape& outShape) {
+  const Node* n = &g.structural(c);
+  if (n->kind == NodeKind::Expand) {
+    c = n->in[0];
+    n = &g.structural(c);
+  }
+  const Shape& viewShape = g.shape(c);  // [..., m, 1, k] or [..., 1, n, k] with batch dims possibly 1
+  const int r = static_cast<int>(viewShape.size());
+  if (r != static_cast<int>(outShape.size()) || viewShape[r + unitAxis] != 1) return std::nullopt;
+  if (n->kind != NodeKind::Reshape) return std::nullopt;
+  ClassId base = n->in[0];
+  while (g.structural(base).kind == NodeKind::Reshape) base = g.structural(base).in[0];  // reshapes compose
+  const Shape& bs = g.shape(base);
+  if (bs.size() < 2) return std::nullopt;
+  // The reshape must only insert the unit axis (and drop/keep leading batch dims).
+  Shape squeezed = viewShape;
+  squeezed.erase(squeezed.end() + unitAxis);
+  const int br = static_cast<int>(bs.size());
+  if (bs[br - 1] != squeezed.back() || bs[br - 2] != squeezed[squeezed.size() - 2]) return std::nullopt;
+  int64_t batchBase = 1;
+  for (int i = 0; i < br - 2; ++i) batchBase *= bs[i];
+  int64_t batchView = 1;
+  for (std::size_t i = 0; i + 2 < squeezed.size(); ++i) batchView *= squeezed[i];
+  if (batchBase != batchView && batchBase != 1) return std::nullopt;
+  // Batch dims of the view must be either all present (equal to the output's) or all 1.
+  for (std::size_t i = 0; i + 2 < squeezed.size(); ++i)
+    if (batchBase != 1 && squeezed[i] != outShape[i]) return std::nullopt;
+  Side s;
+  s.base = base;
+  s.batchElems = batchBase == 1 ? 0 : bs[br - 1] * bs[br - 2];
+  const Node& bn = g.structural(base);
+  if (bn.kind == NodeKind::Permute) {
+    bool lastTwo = true;
+    for (int i = 0; i < br - 2; ++i) lastTwo = lastTwo && bn.attr[i] == i;
+    lastTwo = lastTwo && bn.attr[br - 2] == br - 1 && bn.attr[br - 1] == br - 2;
+    if (lastTwo) {
+      s.base = bn.in[0];
+      s.swapped = true;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c) {
+  const Node& red = g.structural(c);
+  if (red.kind != NodeKind::Reduce || red.reduceOp() != ReduceOp::Sum || g.dtype(c) != DType::F32) return std::nullopt;
+  const ClassId prodC = red.in[0];
+  const Shape& ps = g.shape(prodC);
+  const int r = static_cast<int>(ps.size());
+  if (r < 3 || red.attr.size() != 1 || red.attr[0] != r - 1) return std::nullopt;
+  const Node& mul = g.structural(prodC);
+  if (mul.kind != NodeKind::Binary || mul.binaryOp() != BinaryOp::Mul) return std::nullopt;
+  for (int order = 0; order < 2; ++order) {
+    const ClassId left = mul.in[order], right = mul.in[1 - order];
+    auto a = walk(g, left, -2, ps);   // [..., m, 1, k]
+    auto b = walk(g, right, -3, ps);  // [..., 1, n, k]
+    if (!a || !b) continue;
+    MatmulMatch mm;
+    mm.out = c;
+    mm.a = a->base;
+    mm.b = b->base;
+    GemmSpec& s = mm.spec;
+    s.m = ps[r - 3];
+    s.n = ps[r - 2];
+    s.k = ps[r - 1];
+    s.batch = 1;
+    for (int i = 0; i < r - 3; ++i) s.batch *= ps[i];
+    // Left side reads [m, k] row-major unless it went through a swap (then it is stored k x m).
+    s.transA = a->swapped;
+    // Right side: the builder permutes b [k, n] to [n, k]; a base read directly as [n, k] is B^T.
+    s.transB = !b->swapped;
+    s.strideA = a->batchElems;
+    s.strideB = b->batchElems;
+    return mm;
+  }
+  return std::nullopt;
+}
+
+std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs) {
+  std::vector<MatmulMatch> r;
+  for (ClassId c : g.topoOrder(outputs))
+    if (auto m = matchMatmul(g, c)) r.push_back(*m);
+  return r;
+}
+
+}  // namespace ks

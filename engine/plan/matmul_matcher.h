@@ -1,0 +1,24 @@
+// AOT pattern matching: finds the broadcast-multiply-reduce form of f32 (batched, transposed)
+// matmuls in the e-graph, so a GEMM can join the class as an alternative producer.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "engine/graph/graph.h"
+#include "engine/plan/gemm_spec.h"
+
+namespace ks {
+
+struct MatmulMatch {
+  ClassId out;     // the Reduce class ([..., m, n])
+  ClassId a, b;    // the base operands the GEMM reads
+  GemmSpec spec;
+};
+
+// Recognises Reduce(sum, last axis) of Mul(Expand(Reshape(A')), Expand(Reshape(B'))) where one
+// side is [..., m, 1, k] and the other [..., 1, n, k], and A'/B' are matrices or permutes of the
+// last two axes of matrices. f32 only.
+std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c);
+std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs);
+
+}  // namespace ks
