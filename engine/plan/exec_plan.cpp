@@ -1,0 +1,136 @@
+// Turning an extraction into ordered steps and reusing buffers whose lifetimes have ended.
+#include "engine/plan/exec_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+std::string ExecPlan::describe() const {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    os << i << ": " << steps[i].label << "  (";
+    for (std::size_t k = 0; k < steps[i].inputs.size(); ++k) os << (k ? " " : "") << "b" << steps[i].inputs[k];
+    os << " -> ";
+    for (std::size_t k = 0; k < steps[i].outputs.size(); ++k) os << (k ? " " : "") << "b" << steps[i].outputs[k];
+    os << ")\n";
+  }
+  return os.str();
+}
+
+ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Extraction& ex,
+                   const std::vector<KernelEntry>& kernels, const ExtractionDevices& devices,
+                   const std::vector<std::string>& deviceNames) {
+  ExecPlan plan;
+  plan.predictedNs = ex.totalNs;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> bufferOf;  // (class, pool) -> buffer
+  auto bytesOf = [&](ClassId c) { return numel(g.shape(c)) * static_cast<int64_t>(dtypeSize(g.dtype(c))); };
+  // Where each needed class's value lives after its producer ran.
+  auto poolOfClass = [&](ClassId c) -> uint32_t {
+    auto it = ex.chosen.find(c);
+    return it == ex.chosen.end() ? 0 : producerPool(g, it->second, devices);
+  };
+  auto buffer = [&](ClassId c, uint32_t pool) -> uint32_t {
+    auto key = std::make_pair(c.v, pool);
+    if (auto it = bufferOf.find(key); it != bufferOf.end()) return it->second;
+    PlanBuffer b;
+    b.cls = c;
+    b.pool = pool;
+    b.bytes = bytesOf(c);
+    b.leaf = g.isLeaf(c);
+    plan.buffers.push_back(b);
+    return bufferOf[key] = static_cast<uint32_t>(plan.buffers.size() - 1);
+  };
+  auto className = [](ClassId c) { return "%" + std::to_string(c.v); };
+  for (NodeId nid : ex.order) {
+    const Node& n = g.node(nid);
+    PlanStep s;
+    s.node = nid;
+    s.device = n.device;
+    const uint32_t pool = devices.poolOf.at(n.device);
+    if (n.kind == NodeKind::ToDevice) {
+      const ClassId src = n.in[0], dst = g.classOf(nid);
+      const uint32_t from = poolOfClass(src);
+      // A copy into the pool the value already lives in is an alias: no step, same buffer.
+      if (from == pool) {
+        bufferOf[{dst.v, pool}] = buffer(src, from);
+        continue;
+      }
+      s.kind = PlanStep::Kind::Copy;
+      s.inputs = {buffer(src, from)};
+      s.outputs = {buffer(dst, pool)};
+      s.label = "copy " + className(src) + " -> " + deviceNames.at(n.device);
+    } else {
+      s.kind = PlanStep::Kind::Launch;
+      s.kernel = n.ref;
+      for (ClassId in : n.in) {
+        if (poolOfClass(in) != pool)
+          throw Error(ErrorCode::Internal, "plan: a kernel on " + deviceNames.at(n.device) + " reads " + className(in) +
+                                               " from another memory pool without a copy");
+        s.inputs.push_back(buffer(in, pool));
+      }
+      for (ClassId out : n.out) s.outputs.push_back(buffer(out, pool));
+      const KernelEntry& k = kernels.at(n.ref);
+      s.label = (k.kind == KernelEntry::Kind::Gemm ? k.gemm.str() : "kernel k" + std::to_string(k.fused)) + " on " +
+                deviceNames.at(n.device);
+    }
+    plan.steps.push_back(std::move(s));
+  }
+  // Outputs: the value in whichever pool produced it.
+  for (ClassId c : outputs) {
+    const uint32_t b = g.isLeaf(c) ? buffer(c, 0) : bufferOf.at({c.v, poolOfClass(c)});
+    plan.buffers[b].output = true;
+    plan.outputs.push_back({c, b});
+  }
+  // Lifetimes.
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    for (uint32_t b : plan.steps[i].outputs)
+      if (plan.buffers[b].firstStep < 0) plan.buffers[b].firstStep = static_cast<int>(i);
+    for (uint32_t b : plan.steps[i].inputs) plan.buffers[b].lastStep = static_cast<int>(i);
+  }
+  const int end = static_cast<int>(plan.steps.size());
+  for (PlanBuffer& b : plan.buffers) {
+    if (b.output) b.lastStep = end;
+    if (b.lastStep < b.firstStep) b.lastStep = b.firstStep;  // written, never read
+  }
+  // Slots: each non-leaf buffer takes the best-fitting free slot of its pool whose previous
+  // tenant's last read came before this buffer's first write (in-place reuse within one step is
+  // not allowed: a kernel's inputs and outputs never alias).
+  std::vector<std::size_t> orderByStart;
+  for (std::size_t i = 0; i < plan.buffers.size(); ++i)
+    if (!plan.buffers[i].leaf) orderByStart.push_back(i);
+  std::sort(orderByStart.begin(), orderByStart.end(),
+            [&](std::size_t a, std::size_t b) { return plan.buffers[a].firstStep < plan.buffers[b].firstStep; });
+  std::vector<int> slotFreeAfter;  // last step of the current tenant
+  for (std::size_t bi : orderByStart) {
+    PlanBuffer& b = plan.buffers[bi];
+    plan.bytesWithoutReuse += b.bytes;
+    int best = -1;
+    for (std::size_t s = 0; s < plan.slots.size(); ++s) {
+      if (plan.slots[s].pool != b.pool || slotFreeAfter[s] >= b.firstStep || plan.slots[s].bytes < b.bytes) continue;
+      if (best < 0 || plan.slots[s].bytes < plan.slots[best].bytes) best = static_cast<int>(s);
+    }
+    if (best < 0) {
+      plan.slots.push_back({b.pool, b.bytes});
+      slotFreeAfter.push_back(-1);
+      best = static_cast<int>(plan.slots.size() - 1);
+    }
+    b.slot = static_cast<uint32_t>(best);
+    slotFreeAfter[best] = b.lastStep;
+  }
+  uint32_t maxPool = 0;
+  for (uint32_t p : devices.poolOf) maxPool = std::max(maxPool, p);
+  plan.peakBytes.assign(maxPool + 1, 0);
+  int64_t allocated = 0;
+  for (const PlanSlot& s : plan.slots) {
+    plan.peakBytes[s.pool] += s.bytes;
+    allocated += s.bytes;
+  }
+  plan.bytesSaved = plan.bytesWithoutReuse - allocated;
+  return plan;
+}
+
+}  // namespace ks
