@@ -1,0 +1,233 @@
+// Replay, explanation and JSON form of the kernelizer's fusion trace.
+#include "engine/kernelizer/fusion_trace.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+namespace {
+constexpr std::string_view kActionNames[kNumFusionActions] = {
+    "begin region", "new load kernel", "new kernel", "append op", "merge",
+    "store class", "duplicate chain", "split", "remove kernel",
+};
+
+bool has(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::vector<uint32_t> ids(const std::vector<ClassId>& v) {
+  std::vector<uint32_t> r;
+  r.reserve(v.size());
+  for (ClassId c : v) r.push_back(c.v);
+  return r;
+}
+
+// Kernel of `s` whose computed classes hold both a and b, or -1.
+int32_t kernelHoldingBoth(const TraceState& s, uint32_t a, uint32_t b) {
+  for (const auto& [id, k] : s)
+    if (has(k.classes, a) && has(k.classes, b)) return id;
+  return -1;
+}
+
+int32_t kernelHolding(const TraceState& s, uint32_t a) {
+  for (const auto& [id, k] : s)
+    if (has(k.classes, a)) return id;
+  return -1;
+}
+
+std::string stepStr(const FusionStep& st) {
+  return "step " + std::to_string(st.index) + " (" + std::string(fusionActionName(st.action)) + ", rule " + st.rule +
+         "): " + st.reason;
+}
+
+using nlohmann::json;
+
+json stateJson(const KernelState& k) {
+  return json{{"classes", k.classes}, {"loads", k.loads}, {"stores", k.stores}, {"ops", k.opCount}};
+}
+KernelState stateFrom(const json& j) {
+  KernelState k;
+  k.classes = j.at("classes").get<std::vector<uint32_t>>();
+  k.loads = j.at("loads").get<std::vector<uint32_t>>();
+  k.stores = j.at("stores").get<std::vector<uint32_t>>();
+  k.opCount = j.at("ops").get<int32_t>();
+  return k;
+}
+}  // namespace
+
+std::string_view fusionActionName(FusionAction a) { return kActionNames[static_cast<int>(a)]; }
+
+std::optional<FusionAction> parseFusionAction(std::string_view s) {
+  for (int i = 0; i < kNumFusionActions; ++i)
+    if (kActionNames[i] == s) return static_cast<FusionAction>(i);
+  return std::nullopt;
+}
+
+KernelState kernelStateOf(const FusedKernel& k) {
+  return {ids(k.classes), ids(k.loads), ids(k.stores), static_cast<int32_t>(k.kernel.size())};
+}
+
+TraceState traceStateOf(const std::vector<FusedKernel>& kernels) {
+  TraceState s;
+  for (const FusedKernel& k : kernels) s[k.id] = kernelStateOf(k);
+  return s;
+}
+
+void StepDiff::applyTo(TraceState& s) const {
+  for (int32_t id : removed) s.erase(id);
+  for (const auto& [id, k] : set) s[id] = k;
+}
+
+TraceState FusionTrace::stateAfter(std::size_t n) const {
+  TraceState s;
+  for (std::size_t i = 0; i < n && i < steps.size(); ++i) steps[i].diff.applyTo(s);
+  return s;
+}
+
+Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb) const {
+  const uint32_t a = ca.v, b = cb.v;
+  Separation r;
+  const std::string na = "%" + std::to_string(a), nb = "%" + std::to_string(b);
+  if (a == b) {
+    r.sameKernel = true;
+    r.text = "it is the same class";
+    return r;
+  }
+  TraceState s;
+  bool together = false;
+  int32_t splitAt = -1, splitKernel = -1, lastTogetherKernel = -1;
+  int32_t firstA = -1, firstB = -1;
+  for (const FusionStep& st : steps) {
+    st.diff.applyTo(s);
+    const int32_t k = kernelHoldingBoth(s, a, b);
+    if (k >= 0) {
+      together = true;
+      lastTogetherKernel = k;
+      splitAt = -1;
+    } else if (together) {
+      together = false;
+      splitAt = st.index;
+      splitKernel = lastTogetherKernel;
+    }
+    if (firstA < 0 && kernelHolding(s, a) >= 0) firstA = st.index;
+    if (firstB < 0 && kernelHolding(s, b) >= 0) firstB = st.index;
+  }
+  if (const int32_t k = kernelHoldingBoth(s, a, b); k >= 0) {
+    r.sameKernel = true;
+    r.text = na + " and " + nb + " are computed in the same kernel K" + std::to_string(k);
+    return r;
+  }
+  if (splitAt >= 0) {
+    const FusionStep& st = steps[splitAt];
+    r.step = splitAt;
+    r.rule = st.rule;
+    r.text = na + " and " + nb + " were computed together in kernel K" + std::to_string(splitKernel) +
+             " until " + stepStr(st);
+    return r;
+  }
+  // Never together: name the class that is not computed anywhere, or the step that created the
+  // kernel the later of the two was placed in.
+  for (auto [c, first] : {std::pair{a, firstA}, std::pair{b, firstB}}) {
+    if (first >= 0) continue;
+    bool loaded = false;
+    for (const auto& [id, k] : s) loaded = loaded || has(k.loads, c);
+    r.text = "%" + std::to_string(c) +
+             (loaded ? " is not computed by a fused kernel: it is a kernel input (leaf, region input or AOT "
+                       "kernel output) that kernels load"
+                     : " is not computed by a fused kernel (a replayed constant, or not on an output path)");
+    return r;
+  }
+  const bool bLater = firstB >= firstA;
+  const uint32_t later = bLater ? b : a;
+  const int32_t placed = bLater ? firstB : firstA;
+  TraceState at = stateAfter(static_cast<std::size_t>(placed) + 1);
+  const int32_t k = kernelHolding(at, later);
+  for (const FusionStep& st : steps) {
+    if (st.index > placed) break;
+    if (!st.diff.set.count(k)) continue;
+    r.step = st.index;
+    r.rule = st.rule;
+    r.text = "%" + std::to_string(later) + " was placed in kernel K" + std::to_string(k) + " (step " +
+             std::to_string(placed) + "), a kernel that " + stepStr(st);
+    return r;
+  }
+  r.text = na + " and " + nb + " were never in one kernel";
+  return r;
+}
+
+std::string FusionTrace::toJson(int indent) const {
+  json steps_ = json::array();
+  for (const FusionStep& st : steps) {
+    json set = json::array();
+    for (const auto& [id, k] : st.diff.set) {
+      json e = stateJson(k);
+      e["id"] = id;
+      set.push_back(std::move(e));
+    }
+    steps_.push_back(json{{"index", st.index},
+                          {"class", st.cls},
+                          {"node", st.node},
+                          {"action", std::string(fusionActionName(st.action))},
+                          {"rule", st.rule},
+                          {"reason", st.reason},
+                          {"kernels", st.kernels},
+                          {"phase", st.phase},
+                          {"diff", json{{"set", std::move(set)}, {"removed", st.diff.removed}}}});
+  }
+  json j{{"format", "kernelscope-fusion-trace"}, {"version", 1}, {"steps", std::move(steps_)}};
+  if (!error.empty()) j["error"] = json{{"message", error}, {"step", errorStep}};
+  return j.dump(indent);
+}
+
+FusionTrace FusionTrace::fromJson(const std::string& text) {
+  try {
+    const json j = json::parse(text);
+    if (j.value("format", "") != "kernelscope-fusion-trace")
+      throw Error(ErrorCode::Parse, "not a fusion trace (format field missing or different)");
+    FusionTrace t;
+    for (const json& s : j.at("steps")) {
+      FusionStep st;
+      st.index = s.at("index").get<int32_t>();
+      st.cls = s.at("class").get<uint32_t>();
+      st.node = s.at("node").get<std::string>();
+      const auto action = parseFusionAction(s.at("action").get<std::string>());
+      if (!action) throw Error(ErrorCode::Parse, "unknown fusion action '" + s.at("action").get<std::string>() + "'");
+      st.action = *action;
+      st.rule = s.at("rule").get<std::string>();
+      st.reason = s.at("reason").get<std::string>();
+      st.kernels = s.at("kernels").get<std::vector<int32_t>>();
+      st.phase = s.at("phase").get<std::string>();
+      for (const json& e : s.at("diff").at("set")) st.diff.set[e.at("id").get<int32_t>()] = stateFrom(e);
+      st.diff.removed = s.at("diff").at("removed").get<std::vector<int32_t>>();
+      t.steps.push_back(std::move(st));
+    }
+    if (j.contains("error")) {
+      t.error = j["error"].at("message").get<std::string>();
+      t.errorStep = j["error"].at("step").get<int32_t>();
+    }
+    return t;
+  } catch (const json::exception& e) {
+    throw Error(ErrorCode::Parse, std::string("fusion trace JSON: ") + e.what());
+  }
+}
+
+std::string traceStateStr(const TraceState& s) {
+  std::ostringstream os;
+  auto list = [&os](const char* name, const std::vector<uint32_t>& v) {
+    os << " " << name << " [";
+    for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+    os << "]";
+  };
+  for (const auto& [id, k] : s) {
+    os << "K" << id << " {";
+    list("classes", k.classes);
+    list("loads", k.loads);
+    list("stores", k.stores);
+    os << " ops " << k.opCount << "}\n";
+  }
+  return os.str();
+}
+
+}  // namespace ks
