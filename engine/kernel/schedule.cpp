@@ -1,0 +1,189 @@
+// Schedules: validity rules and the candidate lists the autotuner measures.
+#include "engine/kernel/schedule.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "engine/kernel/kernel.h"
+
+namespace ks {
+
+std::string Schedule::str() const {
+  std::string s;
+  auto add = [&s](const std::string& part) { s += (s.empty() ? "" : " ") + part; };
+  if (wgN != 0) add("wg=" + std::to_string(wgN) + "x" + std::to_string(wgM));
+  if (tileM != 1 || tileN != 1) add("tile=" + std::to_string(tileM) + "x" + std::to_string(tileN));
+  if (vec != 1) add("vec=" + std::to_string(vec));
+  if (unroll != 1) add("unroll=" + std::to_string(unroll) + (splitAcc ? "s" : ""));
+  if (localReduce != 1) add("lred=" + std::to_string(localReduce));
+  if (groupSplit != 1) add("split=" + std::to_string(groupSplit));
+  if (localTile) add("ltile");
+  return s.empty() ? "default" : s;
+}
+
+nlohmann::json Schedule::toJson() const {
+  return {{"wg_n", wgN},       {"wg_m", wgM},          {"tile_m", tileM},
+          {"tile_n", tileN},   {"vec", vec},           {"unroll", unroll},
+          {"split_acc", splitAcc}, {"local_reduce", localReduce}, {"group_split", groupSplit},
+          {"local_tile", localTile}};
+}
+
+Schedule Schedule::fromJson(const nlohmann::json& j) {
+  Schedule s;
+  s.wgN = j.value("wg_n", int64_t{0});
+  s.wgM = j.value("wg_m", int64_t{1});
+  s.tileM = j.value("tile_m", int64_t{1});
+  s.tileN = j.value("tile_n", int64_t{1});
+  s.vec = j.value("vec", int64_t{1});
+  s.unroll = j.value("unroll", int64_t{1});
+  s.splitAcc = j.value("split_acc", false);
+  s.localReduce = j.value("local_reduce", int64_t{1});
+  s.groupSplit = j.value("group_split", int64_t{1});
+  s.localTile = j.value("local_tile", false);
+  return s;
+}
+
+namespace {
+void collectTopReduces(const Kernel& k, int32_t op, std::vector<int32_t>& out, std::vector<bool>& seen) {
+  if (seen[op]) return;
+  seen[op] = true;
+  const KOp& o = k.at(op);
+  if (o.kind == KOpKind::Reduce) {
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+    return;  // reduces nested inside are computed by this one's loop
+  }
+  for (int32_t s : o.src) collectTopReduces(k, s, out, seen);
+}
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+}  // namespace
+
+KernelGridInfo kernelGridInfo(const Kernel& k) {
+  KernelGridInfo g;
+  int64_t best = -1;
+  for (int32_t s : k.storeOps()) {
+    const int64_t n = numel(k.at(s).shape);
+    if (n > best) best = n, g.primaryStore = s;
+  }
+  if (g.primaryStore < 0) return g;
+  const Shape& S = k.at(g.primaryStore).shape;
+  const std::size_t r = S.size();
+  g.N = r >= 1 ? S[r - 1] : 1;
+  g.M = r >= 2 ? S[r - 2] : 1;
+  g.B = 1;
+  for (std::size_t i = 0; i + 2 < r; ++i) g.B *= S[i];
+  for (int32_t s : k.storeOps())
+    if (k.at(s).shape != S) g.sameShapeStores = false;
+  std::vector<int32_t> tops;
+  std::vector<bool> seen(k.size(), false);
+  for (int32_t s : k.storeOps())
+    if (k.at(s).shape == S) collectTopReduces(k, k.at(s).src[1], tops, seen);
+  g.topReduceCount = static_cast<int>(tops.size());
+  if (tops.size() == 1) {
+    g.topReduce = tops[0];
+    g.reduceLen = k.at(k.at(tops[0]).src[0]).shape.back();
+  }
+  return g;
+}
+
+std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits) {
+  const KernelGridInfo g = kernelGridInfo(k);
+  if (g.primaryStore < 0) return "kernel has no store";
+  if (s.localTile) return "local-memory tiling is not implemented";
+  for (int64_t v : {s.wgM, s.tileM, s.tileN, s.vec, s.unroll, s.localReduce, s.groupSplit})
+    if (v < 1) return "schedule values must be positive";
+  if (s.wgN < 0) return "schedule values must be positive";
+  if (s.wgN == 0 && s.wgM != 1) return "wgM needs an explicit wgN";
+  const int64_t wgSize = std::max<int64_t>(s.wgN, 1) * s.wgM;
+  if (wgSize > limits.maxWorkGroupSize) return "work-group larger than the device allows";
+  if (s.tileN > 16 || s.tileM > 16 || s.tileN * s.tileM > 64) return "tile larger than 64 registers";
+  if (s.tileN > g.N) return "tileN larger than the N axis";
+  if (s.tileM > g.M) return "tileM larger than the M axis";
+  if (s.wgM > 1 && g.M == 1) return "wgM > 1 on an output without an M axis";
+  if (!isPow2(s.vec) || s.vec > 16) return "vector width must be 1, 2, 4, 8 or 16";
+  const bool hasReduce = g.topReduceCount > 0;
+  if (s.unroll > 1 && !hasReduce) return "unroll needs a reduce";
+  if (s.splitAcc && s.unroll == 1) return "split accumulators need unroll > 1";
+  if (s.unroll > 32) return "unroll larger than 32";
+  if (s.vec > 1) {
+    const bool onTile = s.tileN % s.vec == 0 && g.N % s.tileN == 0;
+    const bool onReduce = hasReduce && s.unroll % s.vec == 0;
+    if (!onTile && !onReduce) return "vector width divides neither an exact N tile nor the unroll";
+  }
+  const bool cooperative = s.localReduce > 1 || s.groupSplit > 1;
+  if (cooperative) {
+    if (g.topReduce < 0) return "cooperative reduction needs exactly one reduce at output level";
+    if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
+    if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
+    if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";
+    if (s.localReduce * 16 > limits.localMemBytes) return "not enough local memory";
+    if (s.localReduce * s.groupSplit > g.reduceLen) return "more cooperating items than reduced elements";
+  }
+  return {};
+}
+
+std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& limits, TuneLevel level) {
+  std::vector<Schedule> cands{Schedule{}};
+  if (level == TuneLevel::None) return cands;
+  const KernelGridInfo g = kernelGridInfo(k);
+  const bool hasReduce = g.topReduceCount > 0;
+  const bool matmulLike = hasReduce && g.M > 1 && g.N > 1;
+  const int64_t outputs = g.B * g.M * g.N;
+  auto push = [&](Schedule s) {
+    if (std::find(cands.begin(), cands.end(), s) == cands.end() && checkSchedule(k, s, limits).empty())
+      cands.push_back(s);
+  };
+  auto mk = [](int64_t wgN, int64_t wgM, int64_t tm, int64_t tn, int64_t vec, int64_t unroll, bool split = false) {
+    Schedule s;
+    s.wgN = wgN, s.wgM = wgM, s.tileM = tm, s.tileN = tn, s.vec = vec, s.unroll = unroll, s.splitAcc = split;
+    return s;
+  };
+  const bool full = level == TuneLevel::Full;
+  if (!hasReduce) {
+    for (int64_t tn : {1, 4, 8, 16})
+      for (int64_t wg : {0, 16, 64})
+        for (int64_t vec : {1, 4, 8, 16}) {
+          if (!full && !(wg == 0 && (tn == vec) && tn != 16)) continue;
+          push(mk(wg, 1, 1, tn, vec, 1));
+        }
+    if (full)
+      for (int64_t tm : {2, 4}) push(mk(0, 1, tm, 4, 4, 1));
+    return cands;
+  }
+  // Reductions with few outputs: cooperative schedules (a split over work-groups, local memory).
+  if (g.topReduce >= 0 && g.reduceLen >= 64) {
+    const int64_t splits[] = {4, 16, 64, 256};
+    const int64_t locals[] = {1, 8, 64};
+    for (int64_t gs : splits)
+      for (int64_t lr : locals)
+        for (int64_t un : {1, 8, 16}) {
+          if (!full && !(lr == 1 && un == 8) && !(gs == 4 && lr == 64 && un == 1)) continue;
+          if (outputs * gs > 4096 && gs > 1 && !full) continue;
+          Schedule s;
+          s.groupSplit = gs, s.localReduce = lr, s.unroll = un, s.vec = un == 1 ? 1 : 8, s.splitAcc = un > 1;
+          push(s);
+        }
+    for (int64_t lr : {16, 64}) {
+      Schedule s;
+      s.localReduce = lr;
+      push(s);
+    }
+  }
+  for (int64_t un : {4, 8, 16}) push(mk(0, 1, 1, 1, un == 4 ? 4 : 8, un, true));
+  if (matmulLike) {
+    const int64_t tms[] = {1, 2, 4, 8}, tns[] = {4, 8, 16};
+    for (int64_t tm : tms)
+      for (int64_t tn : tns)
+        for (int64_t un : {1, 4})
+          for (int64_t wg : {0, 8}) {
+            if (!full && !((tm == 4 && tn == 8 && wg == 0) || (tm == 8 && tn == 8 && wg == 0) ||
+                           (tm == 4 && tn == 4 && wg == 0 && un == 1)))
+              continue;
+            push(mk(wg, wg == 0 ? 1 : 2, tm, tn, std::min<int64_t>(tn, 8), un));
+          }
+  } else if (full) {
+    for (int64_t tn : {4, 8}) push(mk(0, 1, 1, tn, tn, 1));
+  }
+  return cands;
+}
+
+}  // namespace ks
