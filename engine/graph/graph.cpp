@@ -215,6 +215,11 @@ NodeId Graph::addAlternative(ClassId c, Node n) {
   return nid;
 }
 
+void Graph::attachNode(ClassId c, NodeId n) {
+  auto& nodes = classes_.at(c.v).nodes;
+  if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+}
+
 ClassId Graph::addToDevice(ClassId x, uint32_t device, double timeNs) {
   Node n;
   n.kind = NodeKind::ToDevice;

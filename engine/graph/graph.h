@@ -41,6 +41,9 @@ class Graph {
   ClassId addConst(Scalar v);
   // Adds an equivalent node (Kernel alternative) to an existing class.
   NodeId addAlternative(ClassId c, Node n);
+  // Lists an existing node in one more class too: a fused kernel that stores several classes is
+  // a producer of each of them.
+  void attachNode(ClassId c, NodeId n);
   // A ToDevice class of x on a device (hashconsed).
   ClassId addToDevice(ClassId x, uint32_t device, double timeNs);
   void setTime(NodeId n, double timeNs) { nodes_[n.v].node.timeNs = timeNs; }

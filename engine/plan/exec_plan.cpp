@@ -104,28 +104,28 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     if (!plan.buffers[i].leaf) orderByStart.push_back(i);
   std::sort(orderByStart.begin(), orderByStart.end(),
             [&](std::size_t a, std::size_t b) { return plan.buffers[a].firstStep < plan.buffers[b].firstStep; });
-  std::vector<int> slotFreeAfter;  // last step of the current tenant
+  std::vector<int> allocFreeAfter;  // last step of the current tenant
   for (std::size_t bi : orderByStart) {
     PlanBuffer& b = plan.buffers[bi];
     plan.bytesWithoutReuse += b.bytes;
     int best = -1;
-    for (std::size_t s = 0; s < plan.slots.size(); ++s) {
-      if (plan.slots[s].pool != b.pool || slotFreeAfter[s] >= b.firstStep || plan.slots[s].bytes < b.bytes) continue;
-      if (best < 0 || plan.slots[s].bytes < plan.slots[best].bytes) best = static_cast<int>(s);
+    for (std::size_t s = 0; s < plan.allocations.size(); ++s) {
+      if (plan.allocations[s].pool != b.pool || allocFreeAfter[s] >= b.firstStep || plan.allocations[s].bytes < b.bytes) continue;
+      if (best < 0 || plan.allocations[s].bytes < plan.allocations[best].bytes) best = static_cast<int>(s);
     }
     if (best < 0) {
-      plan.slots.push_back({b.pool, b.bytes});
-      slotFreeAfter.push_back(-1);
-      best = static_cast<int>(plan.slots.size() - 1);
+      plan.allocations.push_back({b.pool, b.bytes});
+      allocFreeAfter.push_back(-1);
+      best = static_cast<int>(plan.allocations.size() - 1);
     }
-    b.slot = static_cast<uint32_t>(best);
-    slotFreeAfter[best] = b.lastStep;
+    b.allocation = static_cast<uint32_t>(best);
+    allocFreeAfter[best] = b.lastStep;
   }
   uint32_t maxPool = 0;
   for (uint32_t p : devices.poolOf) maxPool = std::max(maxPool, p);
   plan.peakBytes.assign(maxPool + 1, 0);
   int64_t allocated = 0;
-  for (const PlanSlot& s : plan.slots) {
+  for (const PlanAllocation& s : plan.allocations) {
     plan.peakBytes[s.pool] += s.bytes;
     allocated += s.bytes;
   }

@@ -19,10 +19,10 @@ struct PlanBuffer {
   int lastStep = -1;       // last step that reads it (outputs live to the end)
   bool leaf = false;       // a bound input/parameter/constant in host memory
   bool output = false;
-  uint32_t slot = 0;       // physical allocation it lives in (shared by buffers with disjoint lifetimes)
+  uint32_t allocation = 0; // physical allocation it lives in (shared by buffers with disjoint lifetimes)
 };
 
-struct PlanSlot {
+struct PlanAllocation {
   uint32_t pool = 0;
   int64_t bytes = 0;
 };
@@ -41,9 +41,9 @@ struct ExecPlan {
   uint64_t key = 0;  // graph cache key + device selection
   std::vector<PlanStep> steps;
   std::vector<PlanBuffer> buffers;
-  std::vector<PlanSlot> slots;
+  std::vector<PlanAllocation> allocations;
   std::vector<std::pair<ClassId, uint32_t>> outputs;  // output class -> buffer
-  std::vector<int64_t> peakBytes;  // per pool: sum of slot sizes (slots are allocated up front)
+  std::vector<int64_t> peakBytes;  // per pool: sum of slot sizes (allocations are allocated up front)
   int64_t bytesWithoutReuse = 0;   // sum over non-leaf buffers
   int64_t bytesSaved = 0;          // bytesWithoutReuse - allocated bytes
   double predictedNs = 0;          // the extraction's DAG cost

@@ -102,26 +102,47 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
   const std::unordered_map<ClassId, NodeId> greedy = choice;
   double cost = s.evaluate(choice);
   ex.greedyTreeNs = cost;
-  // 2. Local search on the DAG cost: switch one class's producer while that lowers the total.
-  for (int round = 0; round < 8; ++round) {
-    bool improved = false;
-    for (ClassId c : s.order) {
-      auto it = alts.find(c);
-      if (it == alts.end() || it->second.size() < 2) continue;
-      for (const AlternativeCost& a : it->second) {
-        if (!a.valid || choice[c] == a.node) continue;
-        const NodeId old = choice[c];
-        choice[c] = a.node;
-        const double trial = s.evaluate(choice);
-        if (trial + 1e-9 < cost) {
-          cost = trial;
-          ++ex.improvements;
-          improved = true;
+  // 2. Local search on the DAG cost. A single switch can look worse on its own (it makes a shared
+  // producer needed) and pay off once other consumers switch to that producer too, so each trial
+  // switch is followed by a sweep of improving single switches before it is judged.
+  std::vector<ClassId> decisionClasses;
+  for (ClassId c : s.order)
+    if (auto it = alts.find(c); it != alts.end() && it->second.size() >= 2) decisionClasses.push_back(c);
+  auto sweep = [&](std::unordered_map<ClassId, NodeId>& ch, double& total) {
+    bool any = false;
+    for (ClassId c : decisionClasses)
+      for (const AlternativeCost& a : alts[c]) {
+        if (!a.valid || ch[c] == a.node) continue;
+        const NodeId old = ch[c];
+        ch[c] = a.node;
+        const double t = s.evaluate(ch);
+        if (t + 1e-9 < total) {
+          total = t;
+          any = true;
         } else {
-          choice[c] = old;
+          ch[c] = old;
         }
       }
-    }
+    return any;
+  };
+  for (int round = 0; round < 8 && sweep(choice, cost); ++round) ++ex.improvements;
+  const bool lookahead = decisionClasses.size() <= 300;
+  for (int round = 0; lookahead && round < 4; ++round) {
+    bool improved = false;
+    for (ClassId c : decisionClasses)
+      for (const AlternativeCost& a : alts[c]) {
+        if (!a.valid || choice[c] == a.node) continue;
+        auto trial = choice;
+        trial[c] = a.node;
+        double t = s.evaluate(trial);
+        sweep(trial, t);
+        if (t + 1e-9 < cost) {
+          choice = std::move(trial);
+          cost = t;
+          ++ex.improvements;
+          improved = true;
+        }
+      }
     if (!improved) break;
   }
   ex.totalNs = cost;

@@ -1,0 +1,167 @@
+// Extraction (DAG-aware vs tree cost), ExecPlan buffer reuse, and the matmul AOT matcher.
+#include <QtTest>
+
+#include "engine/core/error.h"
+#include "engine/plan/exec_plan.h"
+#include "engine/plan/extractor.h"
+#include "engine/plan/matmul_matcher.h"
+#include "engine/program/builder.h"
+
+using namespace ks;
+
+namespace {
+NodeId addKernel(Graph& g, ClassId cls, std::vector<ClassId> in, std::vector<ClassId> out, double ns, uint32_t dev,
+                 uint32_t ref) {
+  Node n;
+  n.kind = NodeKind::Kernel;
+  n.in = std::move(in);
+  n.out = std::move(out);
+  n.timeNs = ns;
+  n.device = dev;
+  n.ref = ref;
+  const NodeId id = g.addAlternative(cls, n);
+  for (ClassId o : n.out) g.attachNode(o, id);
+  return id;
+}
+ClassId unary(Graph& g, ClassId x, UnaryOp u) {
+  Node n;
+  n.kind = NodeKind::Unary;
+  n.op = static_cast<uint8_t>(u);
+  n.in = {x};
+  return g.add(n);
+}
+ExtractionDevices oneDevice() { return {{0}, {true}}; }
+}  // namespace
+
+class TestExtraction : public QObject {
+  Q_OBJECT
+ private slots:
+  // Two outputs can each be computed directly from x (cost 7) or from a shared producer P (cost 10)
+  // plus 1. A tree-cost sum picks the direct kernels (7 + 7 = 14); counting P once is cheaper
+  // (10 + 1 + 1 = 12), and the DAG-aware extraction must find it.
+  void dagBeatsTreeCost() {
+    Graph g;
+    const ClassId x = g.addLeaf({"x", LeafKind::Input, DType::F32, {4}, nullptr});
+    const ClassId p = unary(g, x, UnaryOp::Exp);
+    const ClassId o1 = unary(g, p, UnaryOp::Sin), o2 = unary(g, p, UnaryOp::Cos);
+    const NodeId kp = addKernel(g, p, {x}, {p}, 10, 0, 0);
+    const NodeId k1a = addKernel(g, o1, {p}, {o1}, 1, 0, 1);
+    addKernel(g, o1, {x}, {o1}, 7, 0, 2);
+    const NodeId k2a = addKernel(g, o2, {p}, {o2}, 1, 0, 3);
+    addKernel(g, o2, {x}, {o2}, 7, 0, 4);
+    const Extraction ex = extract(g, {o1, o2}, oneDevice());
+    QCOMPARE(ex.greedyTreeNs, 14.0);
+    QCOMPARE(ex.totalNs, 12.0);
+    QCOMPARE(ex.chosen.at(o1), k1a);
+    QCOMPARE(ex.chosen.at(o2), k2a);
+    QCOMPARE(ex.chosen.at(p), kp);
+    QCOMPARE(ex.order.front(), kp);  // the shared producer runs first
+    bool explained = false;
+    for (auto& d : ex.decisions)
+      if (d.cls == o1) explained = d.alternatives.size() == 2 && !d.why.empty();
+    QVERIFY(explained);
+  }
+
+  // A kernel storing two classes is one launch, counted once.
+  void multiOutputKernelCountsOnce() {
+    Graph g;
+    const ClassId x = g.addLeaf({"x", LeafKind::Input, DType::F32, {4}, nullptr});
+    const ClassId a = unary(g, x, UnaryOp::Exp), b = unary(g, x, UnaryOp::Sin);
+    addKernel(g, a, {x}, {a, b}, 5, 0, 0);
+    const Extraction ex = extract(g, {a, b}, oneDevice());
+    QCOMPARE(ex.totalNs, 5.0);
+    QCOMPARE(ex.order.size(), std::size_t(1));
+  }
+
+  // Copies cost their measured time across pools and nothing within one pool; the cheaper device
+  // wins even with the copy.
+  void copiesAreCostedAcrossPools() {
+    Graph g;
+    const ClassId x = g.addLeaf({"x", LeafKind::Input, DType::F32, {1024}, nullptr});
+    const ClassId y = unary(g, x, UnaryOp::Exp);
+    const ClassId xOnDev1 = g.addToDevice(x, 1, 300);
+    addKernel(g, y, {x}, {y}, 1000, 0, 0);       // host-pool device
+    addKernel(g, y, {xOnDev1}, {y}, 100, 1, 1);  // device 1, pool 1, needs the copy
+    ExtractionDevices d{{0, 1}, {true, true}};
+    Extraction ex = extract(g, {y}, d);
+    QCOMPARE(ex.totalNs, 400.0);
+    d.allowed = {true, false};
+    ex = extract(g, {y}, d);
+    QCOMPARE(ex.totalNs, 1000.0);
+    d.allowed = {false, false};
+    QVERIFY_THROWS_EXCEPTION(ks::Error, extract(g, {y}, d));
+  }
+
+  // A chain of kernels: buffers whose last reader has run are reused.
+  void planReusesBuffers() {
+    Graph g;
+    ClassId c = g.addLeaf({"x", LeafKind::Input, DType::F32, {256}, nullptr});
+    const UnaryOp ops[] = {UnaryOp::Exp, UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tanh, UnaryOp::Abs};
+    std::vector<KernelEntry> entries;
+    for (UnaryOp u : ops) {
+      const ClassId next = unary(g, c, u);
+      addKernel(g, next, {c}, {next}, 1, 0, static_cast<uint32_t>(entries.size()));
+      entries.push_back({});
+      c = next;
+    }
+    const Extraction ex = extract(g, {c}, oneDevice());
+    const ExecPlan plan = buildPlan(g, {c}, ex, entries, oneDevice(), {"dev"});
+    QCOMPARE(plan.steps.size(), std::size_t(5));
+    QCOMPARE(plan.bytesWithoutReuse, int64_t(5 * 1024));
+    QCOMPARE(plan.allocations.size(), std::size_t(2));  // ping-pong between two buffers
+    QCOMPARE(plan.bytesSaved, int64_t(3 * 1024));
+    QCOMPARE(plan.peakBytes.at(0), int64_t(2 * 1024));
+    // No step reads and writes the same slot.
+    for (auto& s : plan.steps)
+      QVERIFY(plan.buffers[s.inputs.size() ? s.inputs[0] : 0].allocation != plan.buffers[s.outputs[0]].allocation ||
+              plan.buffers[s.inputs[0]].leaf);
+  }
+
+  void matcherFindsBuilderMatmuls_data() {
+    QTest::addColumn<int>("kind");
+    QTest::newRow("2d") << 0;
+    QTest::newRow("a transposed") << 1;
+    QTest::newRow("batched") << 2;
+    QTest::newRow("batched, broadcast b") << 3;
+  }
+  void matcherFindsBuilderMatmuls() {
+    QFETCH(int, kind);
+    ProgramBuilder b;
+    Value out;
+    GemmSpec want;
+    if (kind == 0) {
+      out = op::matmul(b.input("a", DType::F32, {3, 5}), b.input("b", DType::F32, {5, 4}));
+      want = {1, 3, 4, 5, false, false, 0, 0};
+    } else if (kind == 1) {
+      out = op::matmul(op::transpose(b.input("a", DType::F32, {5, 3})), b.input("b", DType::F32, {5, 4}));
+      want = {1, 3, 4, 5, true, false, 0, 0};
+    } else if (kind == 2) {
+      out = op::matmul(b.input("a", DType::F32, {2, 3, 5}), b.input("b", DType::F32, {2, 5, 4}));
+      want = {2, 3, 4, 5, false, false, 15, 20};
+    } else {
+      out = op::matmul(b.input("a", DType::F32, {2, 3, 5}), b.input("b", DType::F32, {5, 4}));
+      want = {2, 3, 4, 5, false, false, 15, 0};
+    }
+    const auto m = matchMatmul(b.graph(), out.id());
+    QVERIFY2(m.has_value(), b.graph().dump().c_str());
+    QCOMPARE(m->spec.m, want.m);
+    QCOMPARE(m->spec.n, want.n);
+    QCOMPARE(m->spec.k, want.k);
+    QCOMPARE(m->spec.batch, want.batch);
+    QCOMPARE(m->spec.transA, want.transA);
+    QCOMPARE(m->spec.transB, want.transB);
+    QCOMPARE(m->spec.strideA, want.strideA);
+    QCOMPARE(m->spec.strideB, want.strideB);
+  }
+
+  void matcherIgnoresOtherReductions() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {3, 5});
+    QVERIFY(!matchMatmul(b.graph(), op::sum(op::mul(x, x), {-1}).id()));
+    Value i = b.input("i", DType::I32, {3, 5}), j = b.input("j", DType::I32, {5, 4});
+    QVERIFY(!matchMatmul(b.graph(), op::matmul(i, j).id()));  // f32 only
+  }
+};
+
+QTEST_APPLESS_MAIN(TestExtraction)
+#include "test_extraction.moc"
