@@ -213,7 +213,7 @@ Value sign(Value x) { return x.dtype() == DType::Bool ? x : unaryPrim(x, UnaryOp
 Value square(Value x) { return mul(x, x); }
 Value logicalNot(Value x) { return unaryPrim(cast(x, DType::Bool), UnaryOp::Not); }
 Value isnan(Value x) {
-  if (!isFloat(x.dtype())) return eq(x, Operand(x.dtype() == DType::Bool ? Operand(true) : Operand(int64_t{-1}))) ;
+  if (!isFloat(x.dtype())) return ne(x, x);  // ints and bool are never NaN: all false
   return unaryPrim(x, UnaryOp::IsNan);
 }
 
