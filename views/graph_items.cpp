@@ -1,0 +1,139 @@
+// Painting of graph nodes, edges and cluster frames with level of detail.
+#include "views/graph_items.h"
+
+#include <QFont>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QtMath>
+
+namespace ks {
+
+namespace {
+QColor fillFor(GraphModel::Style s) {
+  switch (s) {
+    case GraphModel::Style::Leaf: return QColor("#e7f5ff");
+    case GraphModel::Style::Output: return QColor("#fff3bf");
+    case GraphModel::Style::Alternative: return QColor("#f1f3f5");
+    case GraphModel::Style::Chosen: return QColor("#ffe8cc");
+    case GraphModel::Style::Group: return QColor("#e6fcf5");
+    case GraphModel::Style::Copy: return QColor("#f3f0ff");
+    case GraphModel::Style::Plain: break;
+  }
+  return QColor("#ffffff");
+}
+}  // namespace
+
+GraphNodeItem::GraphNodeItem(const QRectF& rect, const GraphModel::Node& node, GraphItemRef ref)
+    : rect_(rect), label_(node.label), style_(node.style), highlighted_(node.highlighted), ref_(ref) {
+  setToolTip(node.tooltip.isEmpty() ? node.label : node.tooltip);
+  setFlag(ItemIsSelectable);
+  setAcceptHoverEvents(true);
+  setZValue(2);
+}
+
+QRectF GraphNodeItem::boundingRect() const { return rect_.adjusted(-3, -3, 3, 3); }
+
+void GraphNodeItem::setMatched(bool m) {
+  if (m == matched_) return;
+  matched_ = m;
+  update();
+}
+
+void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
+  QColor border = highlighted_ || style_ == GraphModel::Style::Chosen ? QColor("#d9480f") : QColor("#495057");
+  qreal width = highlighted_ || style_ == GraphModel::Style::Chosen ? 2.0 : 1.0;
+  if (matched_) {
+    border = QColor("#f59f00");
+    width = 3.0;
+  }
+  if (isSelected()) {
+    border = QColor("#1c7ed6");
+    width = 3.0;
+  }
+  p->setPen(QPen(border, width));
+  p->setBrush(matched_ ? QColor("#fff9db") : fillFor(style_));
+  if (lod < 0.3) {  // far away: a plain block is all that can be seen
+    p->drawRect(rect_);
+    return;
+  }
+  if (style_ == GraphModel::Style::Group) {
+    // A stack of cards says "there is more inside".
+    p->drawRoundedRect(rect_.translated(3, -3), 4, 4);
+  }
+  p->drawRoundedRect(rect_, 4, 4);
+  QFont f = p->font();
+  f.setPointSizeF(9);
+  f.setBold(true);
+  p->setFont(f);
+  p->setPen(QColor("#212529"));
+  const int nl = label_.indexOf('\n');
+  if (lod < 0.7 || nl < 0) {
+    p->drawText(rect_, Qt::AlignCenter, nl < 0 ? label_ : label_.left(nl));
+    return;
+  }
+  const QRectF inner = rect_.adjusted(4, 4, -4, -4);
+  p->drawText(inner, Qt::AlignHCenter | Qt::AlignTop, label_.left(nl));
+  f.setBold(false);
+  p->setFont(f);
+  const qreal lineH = QFontMetricsF(f).height();
+  p->drawText(inner.adjusted(0, lineH, 0, 0), Qt::AlignHCenter | Qt::AlignTop, label_.mid(nl + 1));
+}
+
+QColor GraphEdgeItem::color() { return QColor("#5c6770"); }
+
+GraphEdgeItem::GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF base, QPointF tip, int count)
+    : path_(path), count_(count) {
+  if (hasArrow) {
+    const QLineF l(base, tip);
+    const qreal len = std::max<qreal>(l.length(), 1e-3);
+    const QPointF dir = (tip - base) / len, normal(-dir.y(), dir.x());
+    arrow_ << tip << base + normal * 3.5 << base - normal * 3.5;
+    path_.lineTo(base);
+  }
+  bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
+  setZValue(1);
+  if (count_ > 1) setToolTip(QString("%1 edges").arg(count_));
+}
+
+QRectF GraphEdgeItem::boundingRect() const { return bounds_; }
+
+void GraphEdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
+  const qreal w = count_ > 1 ? std::min(4.0, 1.0 + count_ / 8.0) : 1.0;
+  p->setPen(QPen(color(), w));
+  p->setBrush(Qt::NoBrush);
+  p->drawPath(path_);
+  if (!arrow_.isEmpty() && lod >= 0.3) {
+    p->setBrush(color());
+    p->drawPolygon(arrow_);
+  }
+}
+
+GraphClusterItem::GraphClusterItem(const QRectF& rect, const QString& title, bool highlighted, bool isGroup,
+                                   GraphItemRef ref)
+    : rect_(rect), title_(title), highlighted_(highlighted), isGroup_(isGroup), ref_(ref) {
+  setToolTip(title);
+  setZValue(isGroup ? -1 : 0);
+  setFlag(ItemIsSelectable);
+}
+
+QRectF GraphClusterItem::boundingRect() const { return rect_.adjusted(-2, -2, 2, 2); }
+
+void GraphClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
+  QColor border = isGroup_ ? QColor("#087f5b") : QColor("#adb5bd");
+  if (highlighted_) border = QColor("#d9480f");
+  if (isSelected()) border = QColor("#1c7ed6");
+  p->setPen(QPen(border, isSelected() || highlighted_ ? 2.0 : 1.0, isGroup_ ? Qt::DashLine : Qt::SolidLine));
+  p->setBrush(isGroup_ ? QColor(230, 252, 245, 90) : QColor(248, 249, 250));
+  p->drawRoundedRect(rect_, 6, 6);
+  if (lod < 0.5) return;
+  QFont f = p->font();
+  f.setPointSizeF(8.5);
+  p->setFont(f);
+  p->setPen(QColor("#495057"));
+  p->drawText(rect_.adjusted(6, 2, -6, 0), Qt::AlignLeft | Qt::AlignTop, title_);
+}
+
+}  // namespace ks

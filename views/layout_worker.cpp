@@ -1,0 +1,83 @@
+// LayoutWorker: queued lambdas on one QThread; results posted back to the requester.
+#include "views/layout_worker.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QMetaObject>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+LayoutWorker& LayoutWorker::instance() {
+  static LayoutWorker* worker = [] {
+    auto* w = new LayoutWorker;
+    // Stop the thread before the application object (and its event dispatcher) goes away.
+    if (QCoreApplication::instance())
+      QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, [w] {
+        w->thread_.quit();
+        w->thread_.wait();
+      });
+    return w;
+  }();
+  return *worker;
+}
+
+LayoutWorker::LayoutWorker() {
+  thread_.setObjectName("ks-layout");
+  context_ = new QObject;
+  context_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, context_, &QObject::deleteLater);
+  thread_.start();
+}
+
+LayoutWorker::~LayoutWorker() {
+  thread_.quit();
+  thread_.wait();
+}
+
+std::shared_ptr<LayoutJob> LayoutWorker::request(GraphModel model, QObject* receiver,
+                                                 std::function<void(const LayoutResult&)> done) {
+  std::shared_ptr<LayoutJob> job(new LayoutJob(nextId_.fetch_add(1)));
+  QPointer<QObject> target(receiver);
+  ++pending_;
+  QMetaObject::invokeMethod(
+      context_,
+      [this, job, target, model = std::move(model), done = std::move(done)]() {
+        --pending_;
+        if (job->cancelled()) return;
+        LayoutResult r;
+        r.thread = QThread::currentThreadId();
+        QElapsedTimer t;
+        t.start();
+        try {
+          r.layout = std::make_shared<GraphLayout>(layoutGraph(model));
+        } catch (const Error& e) {
+          r.error = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+          r.error = QString::fromStdString(e.what());
+        }
+        r.milliseconds = t.nsecsElapsed() / 1e6;
+        if (job->cancelled() || !target) return;
+        QMetaObject::invokeMethod(
+            target.data(),
+            [job, target, r, done]() {
+              // Checked again here: a cancel issued while the result was in flight still wins.
+              if (job->cancelled() || !target) return;
+              done(r);
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
+  return job;
+}
+
+void LayoutWorker::runBlocking(const std::function<void()>& f) {
+  if (QThread::currentThread() == &thread_) {
+    f();
+    return;
+  }
+  QMetaObject::invokeMethod(context_, f, Qt::BlockingQueuedConnection);
+}
+
+}  // namespace ks
