@@ -86,7 +86,42 @@ TraceState FusionTrace::stateAfter(std::size_t n) const {
   return s;
 }
 
-Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb) const {
+namespace {
+// Classes on a data path from `from` to `to` (both included), following structural operands.
+std::vector<uint32_t> pathClasses(const Graph& g, ClassId from, ClassId to) {
+  std::vector<int8_t> reaches(g.classCount(), -1);  // -1 unknown, 0 no, 1 yes
+  std::vector<uint32_t> onPath;
+  std::vector<std::pair<ClassId, std::size_t>> stack{{to, 0}};
+  std::vector<bool> entered(g.classCount(), false);
+  entered[to.v] = true;
+  while (!stack.empty()) {
+    auto& [c, next] = stack.back();
+    const std::vector<ClassId>& in = g.structural(c).in;
+    if (c == from) {
+      reaches[c.v] = 1;
+      onPath.push_back(c.v);
+      stack.pop_back();
+      continue;
+    }
+    if (next < in.size()) {
+      const ClassId d = in[next++];
+      if (!entered[d.v]) {
+        entered[d.v] = true;
+        stack.push_back({d, 0});
+      }
+      continue;
+    }
+    bool r = false;
+    for (ClassId d : in) r = r || reaches[d.v] == 1;
+    reaches[c.v] = r ? 1 : 0;
+    if (r) onPath.push_back(c.v);
+    stack.pop_back();
+  }
+  return onPath;
+}
+}  // namespace
+
+Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g) const {
   const uint32_t a = ca.v, b = cb.v;
   Separation r;
   const std::string na = "%" + std::to_string(a), nb = "%" + std::to_string(b);
@@ -126,6 +161,21 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb) const {
     r.text = na + " and " + nb + " were computed together in kernel K" + std::to_string(splitKernel) +
              " until " + stepStr(st);
     return r;
+  }
+  // Never together and one feeds the other: the first store on the data path between them.
+  if (g && ca.v < g->classCount() && cb.v < g->classCount()) {
+    for (auto [from, to] : {std::pair{ca, cb}, std::pair{cb, ca}}) {
+      const std::vector<uint32_t> path = pathClasses(*g, from, to);
+      if (path.empty()) continue;
+      for (const FusionStep& st : steps) {
+        if (st.action != FusionAction::StoreClass || !has(path, st.subject) || st.subject == to.v) continue;
+        r.step = st.index;
+        r.rule = st.rule;
+        r.text = "%" + std::to_string(st.subject) + " lies on the data path from %" + std::to_string(from.v) + " to %" +
+                 std::to_string(to.v) + " and was stored at " + stepStr(st) + "; the consumers after it load it";
+        return r;
+      }
+    }
   }
   // Never together: name the class that is not computed anywhere, or the step that created the
   // kernel the later of the two was placed in.
@@ -169,6 +219,7 @@ std::string FusionTrace::toJson(int indent) const {
     steps_.push_back(json{{"index", st.index},
                           {"class", st.cls},
                           {"node", st.node},
+                          {"subject", st.subject},
                           {"action", std::string(fusionActionName(st.action))},
                           {"rule", st.rule},
                           {"reason", st.reason},
@@ -192,6 +243,7 @@ FusionTrace FusionTrace::fromJson(const std::string& text) {
       st.index = s.at("index").get<int32_t>();
       st.cls = s.at("class").get<uint32_t>();
       st.node = s.at("node").get<std::string>();
+      st.subject = s.value("subject", UINT32_MAX);
       const auto action = parseFusionAction(s.at("action").get<std::string>());
       if (!action) throw Error(ErrorCode::Parse, "unknown fusion action '" + s.at("action").get<std::string>() + "'");
       st.action = *action;

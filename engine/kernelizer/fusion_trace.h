@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/graph/graph.h"
 #include "engine/graph/node.h"
 #include "engine/kernelizer/fused_kernel.h"
 
@@ -55,6 +56,7 @@ struct FusionStep {
   int32_t index = 0;             // position in the trace (0-based)
   uint32_t cls = UINT32_MAX;     // class being processed
   std::string node;              // label of its node ("reduce sum [1]")
+  uint32_t subject = UINT32_MAX; // class acted on when not `cls` (the stored / duplicated / merged-for class)
   FusionAction action = FusionAction::AppendOp;
   std::string rule;              // short rule name ("expand-stores-computed")
   std::string reason;            // the reason in words
@@ -78,7 +80,9 @@ struct FusionTrace {
 
   TraceState stateAfter(std::size_t n) const;  // diffs 0..n-1 applied to the empty state
   TraceState finalState() const { return stateAfter(steps.size()); }
-  Separation explainSeparation(ClassId a, ClassId b) const;
+  // With the graph, the answer names the store that cut the data path between the two classes;
+  // without it, the step that split them or created the later one's kernel.
+  Separation explainSeparation(ClassId a, ClassId b, const Graph* g = nullptr) const;
 
   std::string toJson(int indent = -1) const;
   static FusionTrace fromJson(const std::string& text);  // throws ks::Error(Parse)

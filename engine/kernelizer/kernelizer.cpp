@@ -357,7 +357,7 @@ Kernelizer::Slot Kernelizer::newLoadKernel(ClassId c, uint32_t rc, FusionAction 
   label(w, ClassId{});
   w.loads = {c};
   w.outputs.assign(rc, c);
-  record(action, why, {kid});
+  record(action, why, {kid}, c);
   return {kid, op};
 }
 
@@ -398,7 +398,7 @@ Kernelizer::Slot Kernelizer::addStore(ClassId c, Slot s, const Why& why) {
     fail("output count", cls(c) + " has " + std::to_string(copies) + " output slots in " + kname(s.kid) +
                              " but reference count " + std::to_string(rc) + " when stored");
   w.outputs.erase(std::remove(w.outputs.begin(), w.outputs.end(), c), w.outputs.end());
-  record(FusionAction::StoreClass, why, {s.kid});
+  record(FusionAction::StoreClass, why, {s.kid}, c);
   if (rc == 0) return s;
   const Slot fresh = newLoadKernel(c, rc, FusionAction::NewLoadKernel,
                                    {"reload-stored", "the remaining consumers of " + cls(c) + " load the stored value"});
@@ -504,7 +504,7 @@ Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
   record(FusionAction::DuplicateChain,
          {"recompute-chain", cls(child) + " has other consumers in " + kname(s.kid) +
                                  " and no reduce precedes it: its chain is recomputed in a new kernel instead of stored"},
-         {kid, s.kid});
+         {kid, s.kid}, child);
   return {kid, map[s.op]};
 }
 
@@ -603,11 +603,12 @@ KernelState Kernelizer::stateOf(const Work& w) const {
 
 // ------------------------------------------------------------------------------------ trace, checks
 
-void Kernelizer::record(FusionAction a, const Why& why, std::vector<int32_t> kernels) {
+void Kernelizer::record(FusionAction a, const Why& why, std::vector<int32_t> kernels, ClassId subject) {
   FusionStep st;
   st.index = static_cast<int32_t>(trace_.steps.size());
   st.cls = cur_.v;
   st.node = curLabel_;
+  st.subject = subject.valid() ? subject.v : cur_.v;
   st.action = a;
   st.rule = why.rule;
   st.reason = why.reason;

@@ -97,7 +97,7 @@ class Kernelizer {
   KernelState stateOf(const Work& w) const;
 
   // Trace and checks.
-  void record(FusionAction a, const Why& why, std::vector<int32_t> kernels);
+  void record(FusionAction a, const Why& why, std::vector<int32_t> kernels, ClassId subject = {});
   void checkInvariants();
   void checkRegionEnd();
   [[noreturn]] void fail(const std::string& invariant, const std::string& detail) const;

@@ -1,0 +1,182 @@
+// A small generator of random, valid tensor programs built through the ProgramBuilder's ops.
+#include "engine/kernelizer/random_program.h"
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <numeric>
+
+#include "engine/program/builder.h"
+
+namespace ks {
+
+namespace {
+// splitmix64: tiny, fast, and the same everywhere.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed ^ 0x5eed'6b73'7072'6f67ull) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  int64_t range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); }
+  bool chance(int percent) { return range(0, 99) < percent; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) { return v[static_cast<std::size_t>(range(0, static_cast<int64_t>(v.size()) - 1))]; }
+
+ private:
+  uint64_t s_;
+};
+
+Shape randomShape(Rng& r, const RandomProgramOptions& o, int minRank) {
+  Shape s(static_cast<std::size_t>(r.range(minRank, o.maxRank)));
+  for (Dim& d : s) d = r.chance(8) ? 7 : r.range(1, o.maxDim);
+  return s;
+}
+}  // namespace
+
+Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std::string, int>* opCounts) {
+  Rng r(seed);
+  ProgramBuilder b("random_" + std::to_string(seed));
+  std::vector<Value> pool;
+  const int nInputs = static_cast<int>(r.range(1, o.maxInputs));
+  for (int i = 0; i < nInputs; ++i) pool.push_back(b.input("x" + std::to_string(i), DType::F32, randomShape(r, o, i == 0 ? 1 : 0)));
+  const std::size_t firstComputed = pool.size();
+
+  // Mostly extend recent values (chains), sometimes reuse an old one (fan-out: duplicates/stores).
+  auto operand = [&]() -> Value {
+    if (pool.size() > 1 && r.chance(35)) return r.pick(pool);
+    const int64_t back = std::min<int64_t>(2, static_cast<int64_t>(pool.size()) - 1);
+    return pool[pool.size() - 1 - static_cast<std::size_t>(r.range(0, back))];
+  };
+  auto scalarOperand = [&]() -> Operand { return Operand(static_cast<double>(r.range(-8, 8)) / 4.0); };
+
+  using Gen = std::function<Value()>;
+  const std::vector<std::pair<std::string, Gen>> gens = {
+      {"unary", [&] {
+         Value x = operand();
+         switch (r.range(0, 6)) {
+           case 0: return op::exp(op::tanh(x));
+           case 1: return op::neg(x);
+           case 2: return op::abs(x);
+           case 3: return op::sqrt(op::abs(x));
+           case 4: return op::tanh(x);
+           case 5: return op::sin(x);
+           default: return op::relu(x);
+         }
+       }},
+      {"binary", [&] {
+         Value x = operand(), y = operand();
+         switch (r.range(0, 4)) {
+           case 0: return op::add(x, y);
+           case 1: return op::sub(x, y);
+           case 2: return op::mul(x, y);
+           case 3: return op::maximum(x, y);
+           default: return op::minimum(x, y);
+         }
+       }},
+      {"binary_scalar", [&] {
+         Value x = operand();
+         return r.chance(50) ? op::mul(x, scalarOperand()) : op::add(scalarOperand(), x);
+       }},
+      {"reduce", [&] {
+         Value x = operand();
+         if (x.rank() == 0) return op::sum(x);
+         std::vector<int64_t> axes;
+         for (int a = 0; a < x.rank(); ++a)
+           if (r.chance(45)) axes.push_back(a);
+         if (axes.empty()) axes.push_back(r.range(0, x.rank() - 1));
+         const bool keep = r.chance(50);
+         switch (r.range(0, 2)) {
+           case 0: return op::sum(x, axes, keep);
+           case 1: return op::max(x, axes, keep);
+           default: return op::min(x, axes, keep);
+         }
+       }},
+      {"permute", [&] {
+         Value x = operand();
+         std::vector<int64_t> axes(static_cast<std::size_t>(x.rank()));
+         for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+         for (std::size_t i = axes.size(); i > 1; --i) std::swap(axes[i - 1], axes[static_cast<std::size_t>(r.range(0, static_cast<int64_t>(i) - 1))]);
+         return op::permute(x, axes);
+       }},
+      {"reshape", [&] {
+         Value x = operand();
+         if (x.rank() >= 2 && r.chance(50)) return op::flatten(x, 0, 1);
+         if (x.rank() < o.maxRank) return op::unsqueeze(x, r.range(0, x.rank()));
+         return op::reshape(x, {-1});
+       }},
+      {"expand", [&] {
+         Value x = operand();
+         if (x.rank() >= o.maxRank || numel(x.shape()) * 4 > o.maxElements) return Value();
+         Value u = op::unsqueeze(x, r.range(0, x.rank()));
+         std::vector<int64_t> shape(u.shape().begin(), u.shape().end());
+         for (auto& d : shape)
+           if (d == 1) d = r.range(2, 4);
+         return op::expand(u, shape);
+       }},
+      {"pad", [&] {
+         Value x = operand();
+         if (x.rank() == 0) return Value();
+         const int64_t axis = r.range(0, x.rank() - 1), d = x.shape()[static_cast<std::size_t>(axis)];
+         int64_t lp = r.range(d > 1 ? -1 : 0, 2), rp = r.range(d > 1 ? -1 : 0, 2);
+         if (lp < 0 && rp < 0) rp = 1;
+         std::vector<std::pair<int64_t, int64_t>> pads(static_cast<std::size_t>(axis) + 1, {0, 0});
+         pads.back() = {lp, rp};
+         static constexpr double values[] = {0.0, 1.0, -2.5};
+         return op::pad(x, pads, values[r.range(0, 2)]);
+       }},
+      {"narrow", [&] {
+         Value x = operand();
+         std::vector<int64_t> axes;
+         for (int a = 0; a < x.rank(); ++a)
+           if (x.shape()[static_cast<std::size_t>(a)] >= 2) axes.push_back(a);
+         if (axes.empty()) return Value();
+         const int64_t axis = r.pick(axes), d = x.shape()[static_cast<std::size_t>(axis)];
+         const int64_t len = r.range(1, d - 1);
+         return op::narrow(x, axis, r.range(0, d - len), len);
+       }},
+      {"flip", [&] {
+         Value x = operand();
+         if (x.rank() == 0) return Value();
+         return op::flip(x, {r.range(0, x.rank() - 1)});
+       }},
+      {"where", [&] {
+         Value x = operand(), y = operand();
+         Value cond = r.chance(50) ? op::gt(x, scalarOperand()) : op::lt(x, y);
+         return r.chance(50) ? op::where(cond, x, y) : op::where(cond, scalarOperand(), x);
+       }},
+      {"cast", [&] { return op::cast(op::cast(operand(), DType::I32), DType::F32); }},
+      {"contiguous", [&] { return op::contiguous(operand()); }},
+  };
+  static constexpr int weights[] = {14, 14, 8, 12, 7, 7, 8, 8, 6, 6, 8, 2, 2};
+
+  const int target = static_cast<int>(r.range(o.minOps, std::max(o.minOps, o.maxOps)));
+  int made = 0;
+  for (int attempt = 0; made < target && attempt < target * 20; ++attempt) {
+    int w = static_cast<int>(r.range(0, std::accumulate(std::begin(weights), std::end(weights), 0) - 1)), k = 0;
+    while (w >= weights[k]) w -= weights[k++];
+    const auto& [name, gen] = gens[static_cast<std::size_t>(k)];
+    try {
+      Value v = gen();
+      if (!v.valid() || numel(v.shape()) > o.maxElements) continue;
+      if (std::find_if(pool.begin(), pool.end(), [&](const Value& p) { return p.id() == v.id(); }) != pool.end()) continue;
+      pool.push_back(v);
+      ++made;
+      if (opCounts) ++(*opCounts)[name];
+    } catch (const Error&) {
+      // An op that does not fit its operands (shapes that do not broadcast): draw another.
+    }
+  }
+  if (pool.size() == firstComputed) pool.push_back(op::neg(pool.front()));
+  b.output("y", pool.back());
+  if (pool.size() > firstComputed + 1 && r.chance(40)) {
+    const Value extra = pool[static_cast<std::size_t>(r.range(static_cast<int64_t>(firstComputed), static_cast<int64_t>(pool.size()) - 2))];
+    b.output("z", extra);
+  }
+  return b.finish();
+}
+
+}  // namespace ks

@@ -1,0 +1,337 @@
+// Kernelizer: fusion counts of known programs (hand-worked from the seed's rules), the
+// no-recomputed-reduce rule, invariants, fill_gaps around AOT kernels, errors that keep the trace,
+// and trace replay on samples and on seeded random programs.
+#include <QtTest>
+
+#include "engine/kernelizer/kernelizer.h"
+#include "engine/kernelizer/random_program.h"
+#include "engine/program/builder.h"
+
+using namespace ks;
+
+namespace {
+
+// Independent checks on every kernel, whatever the program.
+QString kernelProblems(const KernelizeResult& r) {
+  for (const FusedKernel& k : r.kernels) {
+    const QString where = QString("K%1: ").arg(k.id);
+    if (std::string v = verifyKernel(k.kernel); !v.empty()) return where + QString::fromStdString(v);
+    if (k.kernel.readParams().size() != k.loads.size()) return where + "loads not parallel to Read params";
+    if (k.kernel.storeOps().size() != k.stores.size()) return where + "stores not parallel to Store ops";
+    if (k.stores.empty()) return where + "kernel without a store";
+    for (ClassId l : k.loads)
+      if (std::find(k.stores.begin(), k.stores.end(), l) != k.stores.end()) return where + "loads what it stores";
+    // No kernel recomputes a reduction once per element of a later expand.
+    for (std::size_t i = 0; i < k.kernel.size(); ++i) {
+      const KOp& o = k.kernel.ops[i];
+      if (o.kind == KOpKind::Move && o.moveKind() == MoveKind::Expand &&
+          k.kernel.isPrecededByReduce(static_cast<int32_t>(i)))
+        return where + QString("op %1 expands the result of a reduce").arg(i);
+    }
+  }
+  return {};
+}
+
+int countKind(const FusedKernel& k, KOpKind kind) {
+  return static_cast<int>(std::count_if(k.kernel.ops.begin(), k.kernel.ops.end(), [&](const KOp& o) { return o.kind == kind; }));
+}
+
+KernelizeResult kernelizeProgram(const Program& p) { return kernelize(p.graph, p.outputClasses()); }
+
+void checkReplay(const KernelizeResult& r) {
+  const TraceState replayed = r.trace.finalState();
+  const TraceState live = traceStateOf(r.kernels);
+  if (replayed != live)
+    QFAIL(qPrintable("trace replay differs from the kernels:\nreplayed\n" + QString::fromStdString(traceStateStr(replayed)) +
+                     "live\n" + QString::fromStdString(traceStateStr(live))));
+  for (std::size_t i = 0; i < r.trace.steps.size(); ++i) QCOMPARE(r.trace.steps[i].index, static_cast<int32_t>(i));
+}
+
+}  // namespace
+
+class TestKernelizer : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void elementwiseChainIsOneKernel() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 5});
+    Value y = b.input("y", DType::F32, {4, 5});
+    b.output("out", op::exp(op::add(op::mul(op::neg(x), 2.0), op::tanh(y))));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(1));
+    QCOMPARE(r.kernels[0].loads.size(), std::size_t(2));
+    QCOMPARE(r.kernels[0].stores, std::vector<ClassId>{p.outputs[0].cls});
+    QCOMPARE(countKind(r.kernels[0], KOpKind::Const), 1);  // the 2.0 is replayed into the kernel
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void matmulBiasReluIsOneKernel() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {8, 16});
+    Value w = b.input("w", DType::F32, {16, 4});
+    Value bias = b.input("b", DType::F32, {4});
+    b.output("out", op::relu(op::add(op::matmul(x, w), bias)));
+    const KernelizeResult r = kernelizeProgram(b.finish());
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(1));
+    QCOMPARE(countKind(r.kernels[0], KOpKind::Reduce), 1);
+    QCOMPARE(r.kernels[0].loads.size(), std::size_t(3));
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void softmaxIsThreeKernels_data() {
+    QTest::addColumn<Shape>("shape");
+    QTest::addColumn<int>("axis");
+    QTest::newRow("2d last") << Shape{4, 8} << -1;
+    QTest::newRow("3d last") << Shape{2, 3, 5} << -1;
+    QTest::newRow("3d middle") << Shape{2, 3, 5} << 1;
+    QTest::newRow("1d") << Shape{7} << 0;
+  }
+  void softmaxIsThreeKernels() {
+    QFETCH(Shape, shape);
+    QFETCH(int, axis);
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, shape);
+    b.output("out", op::softmax(x, axis));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    // max kernel, exp-sum kernel (recomputes exp(x - max) rather than storing it), divide kernel.
+    QCOMPARE(r.kernels.size(), std::size_t(3));
+    int reduces = 0;
+    for (const FusedKernel& k : r.kernels) reduces += countKind(k, KOpKind::Reduce);
+    QCOMPARE(reduces, 2);
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+    // The max and the output are in different kernels because the expanded max was stored.
+    ClassId maxClass;
+    for (std::size_t c = 0; c < p.graph.classCount(); ++c)
+      if (p.graph.structural(ClassId(c)).kind == NodeKind::Reduce &&
+          p.graph.structural(ClassId(c)).reduceOp() == ReduceOp::Max)
+        maxClass = ClassId(c);
+    QVERIFY(maxClass.valid());
+    const Separation s = r.trace.explainSeparation(maxClass, p.outputs[0].cls, &p.graph);
+    QVERIFY(!s.sameKernel);
+    QCOMPARE(QString::fromStdString(s.rule), QString("expand-stores-computed"));
+    QVERIFY(s.step >= 0);
+  }
+
+  void layerNormAtMostThreeKernels() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {6, 10});
+    Value w = b.input("w", DType::F32, {10});
+    Value bias = b.input("b", DType::F32, {10});
+    b.output("out", op::layerNorm(x, w, bias));
+    const KernelizeResult r = kernelizeProgram(b.finish());
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QVERIFY2(r.kernels.size() <= 3, qPrintable(QString("%1 kernels").arg(r.kernels.size())));
+    QCOMPARE(r.kernels.size(), std::size_t(3));  // mean, variance, normalize (hand-worked)
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void reduceThenExpandStoresFirst() {
+    // x - sum(x) broadcast back: the sum must be stored, never recomputed per element.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {5, 6});
+    Value s = op::sum(op::exp(x), {1}, true);
+    b.output("out", op::sub(x, s));
+    const KernelizeResult r = kernelizeProgram(b.finish());
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(2));
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void fanOutAfterReduceIsStored() {
+    // A reduce result with two movement consumers: stored once, not recomputed by each.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 6});
+    Value m = op::max(x, {1});
+    b.output("a", op::flip(m, {0}));
+    b.output("b", op::reshape(m, {2, 2}));
+    const KernelizeResult r = kernelizeProgram(b.finish());
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    int reduces = 0;
+    for (const FusedKernel& k : r.kernels) reduces += countKind(k, KOpKind::Reduce);
+    QCOMPARE(reduces, 1);
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void fanOutBeforeReduceIsRecomputed() {
+    // exp(x) feeds a sum and an elementwise output: the cheap chain is duplicated, not stored.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 6});
+    Value e = op::exp(x);
+    b.output("s", op::sum(e, {1}));
+    b.output("e2", op::mul(e, 2.0));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(2));
+    for (const FusedKernel& k : r.kernels) QCOMPARE(k.stores.size(), std::size_t(1));  // e itself is never stored
+    bool duplicated = false;
+    for (const FusionStep& st : r.trace.steps) duplicated = duplicated || st.action == FusionAction::DuplicateChain;
+    QVERIFY(duplicated);
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void constantOutputAndLeafOutput() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {3});
+    b.output("x", x);
+    b.output("c", b.scalar(2.5, DType::F32));
+    b.output("y", op::add(x, 1.0));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    // The constant gets a kernel that stores it; the leaf needs none; y is one kernel.
+    QCOMPARE(r.kernels.size(), std::size_t(2));
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void aotKernelsAreBoundaries() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {8, 16});
+    Value w = b.input("w", DType::F32, {16, 4});
+    Value bias = b.input("b", DType::F32, {4});
+    Value mm = op::matmul(x, w);
+    b.output("out", op::relu(op::add(mm, bias)));
+    Program p = b.finish();
+    Node k;
+    k.kind = NodeKind::Kernel;
+    k.in = {x.id(), w.id()};
+    k.out = {mm.id()};
+    k.device = 0;
+    p.graph.addAlternative(mm.id(), k);
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    // Pass 1 only (one device): the bias+relu kernel loads the AOT result; the matmul form is not fused.
+    QCOMPARE(r.kernels.size(), std::size_t(1));
+    QCOMPARE(countKind(r.kernels[0], KOpKind::Reduce), 0);
+    QVERIFY(std::find(r.kernels[0].loads.begin(), r.kernels[0].loads.end(), mm.id()) != r.kernels[0].loads.end());
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
+  void aotOnTwoDevicesRunsSecondPass() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {8, 16});
+    Value w1 = b.input("w1", DType::F32, {16, 4});
+    Value w2 = b.input("w2", DType::F32, {4, 3});
+    Value h = op::matmul(x, w1);
+    Value hr = op::relu(h);
+    Value y = op::matmul(hr, w2);
+    b.output("y", op::tanh(y));
+    Program p = b.finish();
+    auto addKernel = [&](Value out, std::vector<ClassId> in, uint32_t device) {
+      Node k;
+      k.kind = NodeKind::Kernel;
+      k.in = std::move(in);
+      k.out = {out.id()};
+      k.device = device;
+      p.graph.addAlternative(out.id(), k);
+    };
+    addKernel(h, {x.id(), w1.id()}, 0);
+    addKernel(y, {hr.id(), w2.id()}, 1);
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+    // Pass 1: relu(h) (stored for the second AOT kernel) and tanh(y): 2 kernels, no reduce.
+    // Pass 2, device 0: y's matmul form is fused with relu and stored as an AOT class, then tanh.
+    // Pass 2, device 1: h's form is fused, stored; relu stored for y's kernel; tanh.
+    int pass1 = 0, reduceKernels = 0;
+    std::set<int32_t> pass1Ids;
+    for (const FusionStep& st : r.trace.steps)
+      if (st.phase.rfind("pass 1", 0) == 0)
+        for (const auto& [id, ks] : st.diff.set) pass1Ids.insert(id);
+    for (const FusedKernel& k : r.kernels) {
+      if (pass1Ids.count(k.id)) {
+        ++pass1;
+        QCOMPARE(countKind(k, KOpKind::Reduce), 0);
+      }
+      if (countKind(k, KOpKind::Reduce)) ++reduceKernels;
+    }
+    QCOMPARE(pass1, 2);
+    QVERIFY(reduceKernels >= 2);
+    bool aotStore = false;
+    for (const FusionStep& st : r.trace.steps) aotStore = aotStore || st.rule == "aot-class-stored";
+    QVERIFY(aotStore);
+  }
+
+  void unsupportedNodeKeepsTrace() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4});
+    Value n = op::neg(x);
+    Node bc;
+    bc.kind = NodeKind::Bitcast;
+    bc.dtype = DType::I32;
+    bc.in = {n.id()};
+    Value y = b.add(bc);
+    b.output("y", y);
+    const KernelizeResult r = kernelizeProgram(b.finish());
+    QVERIFY(r.error.has_value());
+    QCOMPARE(r.error->code(), ErrorCode::Unsupported);
+    QVERIFY(r.trace.steps.size() >= 2);  // region, load x, neg
+    QVERIFY(!r.trace.error.empty());
+    QCOMPARE(r.trace.errorStep, static_cast<int32_t>(r.trace.steps.size()));
+    checkReplay(r);
+  }
+
+  void randomProgramsReplayAndInvariants() {
+    std::map<std::string, int> ops;
+    int kernels = 0, programs = 0;
+    for (uint64_t seed = 1; seed <= 250; ++seed) {
+      const Program p = randomProgram(seed, {}, &ops);
+      const KernelizeResult r = kernelizeProgram(p);
+      const QString tag = QString("seed %1\n").arg(seed) + QString::fromStdString(p.graph.dump());
+      QVERIFY2(!r.error, qPrintable(tag + (r.error ? r.error->what() : "")));
+      const QString problems = kernelProblems(r);
+      QVERIFY2(problems.isEmpty(), qPrintable(tag + problems));
+      const TraceState replayed = r.trace.finalState();
+      QVERIFY2(replayed == traceStateOf(r.kernels), qPrintable(tag + QString::fromStdString(traceStateStr(replayed))));
+      // Every requested output is stored by exactly one kernel, unless it is a leaf.
+      for (const ProgramOutput& o : p.outputs) {
+        if (p.graph.isLeaf(o.cls)) continue;
+        int stored = 0;
+        for (const FusedKernel& k : r.kernels) stored += static_cast<int>(std::count(k.stores.begin(), k.stores.end(), o.cls));
+        QVERIFY2(stored == 1, qPrintable(tag + QString("output %%1 stored %2 times").arg(o.cls.v).arg(stored)));
+      }
+      kernels += static_cast<int>(r.kernels.size());
+      ++programs;
+    }
+    QString dist;
+    for (const auto& [name, n] : ops) dist += QString(" %1=%2").arg(QString::fromStdString(name)).arg(n);
+    qInfo("%d random programs, %d kernels; ops:%s", programs, kernels, qPrintable(dist));
+    for (const char* must : {"pad", "flip", "narrow", "where", "reduce", "expand", "permute"})
+      QVERIFY2(ops[must] > 0, must);
+  }
+
+  void randomProgramIsDeterministic() {
+    const Program a = randomProgram(42), b = randomProgram(42), c = randomProgram(43);
+    QCOMPARE(a.cacheKey(), b.cacheKey());
+    QVERIFY(a.cacheKey() != c.cacheKey());
+    RandomProgramOptions o;
+    o.minOps = 6;
+    for (uint64_t s = 0; s < 50; ++s) {
+      const Program p = randomProgram(s, o);
+      int nonLeaf = 0;
+      for (std::size_t i = 0; i < p.graph.classCount(); ++i)
+        if (!p.graph.isLeaf(ClassId(i)) && !p.graph.isConst(ClassId(i))) ++nonLeaf;
+      QVERIFY2(nonLeaf >= 6, qPrintable(QString("seed %1: %2 ops").arg(s).arg(nonLeaf)));
+      for (std::size_t i = 0; i < p.graph.classCount(); ++i) QVERIFY(p.graph.shape(ClassId(i)).size() <= 4);
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestKernelizer)
+#include "test_kernelizer.moc"
