@@ -1,4 +1,6 @@
 // Composite ops lowered to primitives: matmul, linear and the normalizations built on reductions.
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "engine/program/prim_ops.h"
@@ -154,6 +156,75 @@ Value batchNorm(Value x, Value mean, Value var, std::optional<Value> weight, std
   if (weight) y = mul(y, channel(*weight, "weight"));
   if (bias) y = add(y, channel(*bias, "bias"));
   return cast(y, t);
+}
+
+// ---------------------------------------------------------------- attention
+// scaled_dot_product_attention = softmax(q k^T * scale [masked]) v, scale = 1/sqrt(E) by default.
+// The causal mask keeps key j for query i when j <= i (top-left aligned, as PyTorch's is_causal);
+// masked scores become -inf through Where, so they contribute exactly 0.
+Value scaledDotProductAttention(Value q, Value k, Value v, bool causal, std::optional<double> scale) {
+  if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2)
+    prim::fail(q, ErrorCode::Shape, "scaled_dot_product_attention",
+               "q, k, v need rank >= 2, got " + prim::describe(q) + ", " + prim::describe(k) + ", " + prim::describe(v));
+  const double sc = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.dim(-1)));
+  Value scores = mul(matmul(q, transpose(k, -2, -1)), sc);
+  if (causal) {
+    const int64_t l = q.dim(-2), s = k.dim(-2);
+    HostTensor tri(DType::Bool, {l, s});
+    for (int64_t i = 0; i < l; ++i)
+      for (int64_t j = 0; j <= i && j < s; ++j) tri.setInt(i * s + j, 1);
+    Value mask = q.builder()->constant(tri);
+    scores = where(mask, scores, -std::numeric_limits<double>::infinity());
+  }
+  return matmul(softmax(scores, -1), v);
+}
+
+// ---------------------------------------------------------------- gather and losses
+namespace {
+// [..., n] bool: indices[...] == j for j < n (a constant arange compared against the indices).
+Value oneHotMask(Value indices, int64_t n, const char* name) {
+  if (!isInt(indices.dtype()))
+    prim::fail(indices, ErrorCode::DType, name, "indices must be integers, got " + prim::describe(indices));
+  if (n < 0) prim::fail(indices, ErrorCode::Usage, name, "negative number of classes " + std::to_string(n));
+  HostTensor ar(DType::I64, {n});
+  for (int64_t j = 0; j < n; ++j) ar.setInt(j, j);
+  return eq(unsqueeze(cast(indices, DType::I64), -1), indices.builder()->constant(ar));
+}
+}  // namespace
+
+// embedding gathers rows with a one-hot Where and a sum over the table's rows: exact (a NaN in an
+// unselected row never leaks, unlike a multiply-reduce). Out-of-range indices give zero rows.
+Value embedding(Value indices, Value table) {
+  if (table.rank() != 2) prim::fail(table, ErrorCode::Shape, "embedding", "table must be [rows, dim], got " + prim::describe(table));
+  const int64_t rows = table.dim(0), dim = table.dim(1);
+  Value mask = oneHotMask(indices, rows, "embedding");  // [..., V]
+  std::vector<int64_t> ms = prim::toVec(mask.shape());
+  ms.push_back(1);
+  Shape full(ms.begin(), ms.end());
+  full.back() = dim;  // [..., V, D]
+  Value picked = where(broadcastTo(reshape(mask, ms), full), broadcastTo(table, full),
+                       prim::constant(table.builder(), table.dtype(), 0.0));
+  const DType ct = prim::computeType(table.dtype());
+  return cast(prim::reduce(cast(picked, ct), ReduceOp::Sum, {static_cast<int>(full.size()) - 2}), table.dtype());
+}
+
+Value oneHot(Value indices, int64_t numClasses) { return cast(oneHotMask(indices, numClasses, "one_hot"), DType::I64); }
+
+// cross_entropy = mean over the batch of -log_softmax(logits)[n, target[n]]; logits [N, C] or [C].
+Value crossEntropy(Value logits, Value target) {
+  if (logits.rank() == 1) return crossEntropy(unsqueeze(logits, 0), unsqueeze(target, 0));
+  if (logits.rank() != 2 || target.rank() != 1 || target.dim(0) != logits.dim(0))
+    prim::fail(logits, ErrorCode::Shape, "cross_entropy",
+               "needs logits [N, C] and targets [N], got " + prim::describe(logits) + " and " + prim::describe(target));
+  Value ls = logSoftmax(logits, -1);
+  Value picked = where(oneHotMask(target, logits.dim(1), "cross_entropy"), ls, 0.0);
+  return neg(mean(sum(picked, {1})));
+}
+
+Value mse(Value a, Value b) {
+  Value d = sub(a, b);
+  if (!isFloat(d.dtype())) d = toFloat(d);
+  return mean(mul(d, d));
 }
 
 }  // namespace ks::op
