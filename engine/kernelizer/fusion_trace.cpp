@@ -189,18 +189,41 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g
                      : " is not computed by a fused kernel (a replayed constant, or not on an output path)");
     return r;
   }
+  // The step that created the kernel each class was placed in; a kernel made by a decision
+  // (duplicate, split, store and reload) explains more than a plain loader of an input.
   const bool bLater = firstB >= firstA;
-  const uint32_t later = bLater ? b : a;
-  const int32_t placed = bLater ? firstB : firstA;
-  TraceState at = stateAfter(static_cast<std::size_t>(placed) + 1);
-  const int32_t k = kernelHolding(at, later);
-  for (const FusionStep& st : steps) {
-    if (st.index > placed) break;
-    if (!st.diff.set.count(k)) continue;
-    r.step = st.index;
-    r.rule = st.rule;
-    r.text = "%" + std::to_string(later) + " was placed in kernel K" + std::to_string(k) + " (step " +
-             std::to_string(placed) + "), a kernel that " + stepStr(st);
+  const std::pair<uint32_t, int32_t> order[2] = {bLater ? std::pair{b, firstB} : std::pair{a, firstA},
+                                                 bLater ? std::pair{a, firstA} : std::pair{b, firstB}};
+  const FusionStep* fallback = nullptr;
+  uint32_t fallbackClass = 0;
+  int32_t fallbackKernel = -1;
+  for (const auto& [c, placed] : order) {
+    const int32_t k = kernelHolding(stateAfter(static_cast<std::size_t>(placed) + 1), c);
+    const FusionStep* creator = nullptr;
+    for (const FusionStep& st : steps) {
+      if (st.index > placed) break;
+      if (st.diff.set.count(k)) {
+        creator = &st;
+        break;
+      }
+    }
+    if (!creator) continue;
+    if (creator->rule == "reload-stored" && creator->index > 0 && steps[creator->index - 1].action == FusionAction::StoreClass)
+      creator = &steps[creator->index - 1];
+    const bool decision = creator->action == FusionAction::DuplicateChain || creator->action == FusionAction::Split ||
+                          creator->action == FusionAction::StoreClass || creator->action == FusionAction::NewKernel;
+    if (!fallback || decision) {
+      fallback = creator;
+      fallbackClass = c;
+      fallbackKernel = k;
+    }
+    if (decision) break;
+  }
+  if (fallback) {
+    r.step = fallback->index;
+    r.rule = fallback->rule;
+    r.text = "%" + std::to_string(fallbackClass) + " is computed in kernel K" + std::to_string(fallbackKernel) +
+             ", which comes from " + stepStr(*fallback);
     return r;
   }
   r.text = na + " and " + nb + " were never in one kernel";

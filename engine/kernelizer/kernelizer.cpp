@@ -139,7 +139,9 @@ void Kernelizer::processClass(ClassId c) {
   const uint32_t rc = rcs_.at(c);
   if (inputs_->count(c)) {
     visited_[c] = newLoadKernel(c, rc, FusionAction::NewLoadKernel,
-                                {"region-input", "a boundary input of the region is loaded, never fused into"});
+                                n.kind == NodeKind::Leaf
+                                    ? Why{"leaf", "a graph input is loaded from memory"}
+                                    : Why{"region-input", "an AOT kernel output (a region boundary) is loaded, never fused into"});
     return;
   }
   switch (n.kind) {
