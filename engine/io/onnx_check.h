@@ -1,0 +1,52 @@
+// The ONNX backend-test checker behind `kernelscope-cli check`: finds test folders, imports each
+// model with its test data, runs it on a device under a deadline, compares with the expected
+// outputs the way ONNX's runner does, and classifies every failure.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/core/host_tensor.h"
+#include "engine/program/program.h"
+
+namespace ks {
+
+// Runs a program with its leaves bound on one device and returns its outputs in order. The check
+// calls this and nothing else, so a new device only needs a runner.
+using OnnxRunner = std::function<std::vector<HostTensor>(const Program&, const std::vector<HostTensor>& leaves)>;
+// The runner of a device name ("host" = the reference executor); throws Usage for unknown names.
+OnnxRunner onnxRunnerFor(const std::string& device);
+
+struct OnnxCheckOptions {
+  std::vector<std::string> devices = {"host"};
+  double rtol = 1e-3, atol = 1e-7;
+  double timeoutSeconds = 60.0;
+};
+
+struct OnnxCaseResult {
+  enum class Status { Pass, Fail, Unsupported };
+  std::string dir;   // the test folder
+  std::string name;  // its base name (test_add_bcast)
+  Status status = Status::Fail;
+  std::string reason;  // why it failed (empty when passed)
+  std::vector<std::string> opTypes;
+  double seconds = 0.0;
+};
+
+// Test folders (holding model.onnx) under each root; a root that is itself one is returned as is.
+// Sorted by path. Throws Io for a root that does not exist.
+std::vector<std::string> findOnnxTestDirs(const std::vector<std::string>& roots);
+
+// Checks one folder: every test_data_set_* on every device must match. Never throws: errors
+// become the result's reason. A run over the deadline is a failure (its worker is abandoned).
+OnnxCaseResult checkOnnxCase(const std::string& dir, const OnnxCheckOptions& options);
+
+// "" when got matches expected (dtype, shape, values within atol + rtol*|expected|, NaN == NaN),
+// otherwise the first difference in words.
+std::string compareOnnxOutput(const HostTensor& got, const HostTensor& expected, double rtol, double atol);
+
+// Pass counts by op type over a set of results: op -> {passed, total}.
+std::map<std::string, std::pair<int, int>> onnxPassByOp(const std::vector<OnnxCaseResult>& results);
+
+}  // namespace ks
