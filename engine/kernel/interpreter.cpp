@@ -1,0 +1,476 @@
+// Interpreters for unlowered and lowered kernels, and the scalar semantics they share.
+#include "engine/kernel/interpreter.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/core/error.h"
+#include "engine/core/half.h"
+
+namespace ks {
+
+namespace {
+template <class T>
+KVal fl(DType t, T v) {
+  KVal r;
+  r.f = roundToDType(t, static_cast<double>(v));
+  return r;
+}
+KVal in(DType t, int64_t v) {
+  KVal r;
+  r.i = wrapInt(t, v);
+  return r;
+}
+KVal bl(bool b) {
+  KVal r;
+  r.i = b ? 1 : 0;
+  return r;
+}
+
+template <class T>
+KVal unaryFloat(UnaryOp op, DType t, T x) {
+  switch (op) {
+    case UnaryOp::Neg: return fl(t, -x);
+    case UnaryOp::Abs: return fl(t, std::fabs(x));
+    case UnaryOp::Exp: return fl(t, std::exp(x));
+    case UnaryOp::Exp2: return fl(t, std::exp2(x));
+    case UnaryOp::Log: return fl(t, std::log(x));
+    case UnaryOp::Log2: return fl(t, std::log2(x));
+    case UnaryOp::Sqrt: return fl(t, std::sqrt(x));
+    case UnaryOp::Rsqrt: return fl(t, T(1) / std::sqrt(x));
+    case UnaryOp::Reciprocal: return fl(t, T(1) / x);
+    case UnaryOp::Sin: return fl(t, std::sin(x));
+    case UnaryOp::Cos: return fl(t, std::cos(x));
+    case UnaryOp::Tan: return fl(t, std::tan(x));
+    case UnaryOp::Tanh: return fl(t, std::tanh(x));
+    case UnaryOp::Erf: return fl(t, std::erf(x));
+    case UnaryOp::Floor: return fl(t, std::floor(x));
+    case UnaryOp::Ceil: return fl(t, std::ceil(x));
+    case UnaryOp::Round: return fl(t, std::rint(x));
+    case UnaryOp::Trunc: return fl(t, std::trunc(x));
+    case UnaryOp::Not: return fl(t, x == T(0) ? T(1) : T(0));
+    case UnaryOp::IsNan: return bl(std::isnan(x));
+    case UnaryOp::Sign: return fl(t, static_cast<T>((x > T(0)) - (x < T(0))));
+  }
+  return fl(t, x);
+}
+
+template <class T>
+KVal binaryFloat(BinaryOp op, DType t, T a, T b) {
+  switch (op) {
+    case BinaryOp::Add: return fl(t, a + b);
+    case BinaryOp::Sub: return fl(t, a - b);
+    case BinaryOp::Mul: return fl(t, a * b);
+    case BinaryOp::Div: return fl(t, a / b);
+    case BinaryOp::Mod: {
+      T r = std::fmod(a, b);
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return fl(t, r);
+    }
+    case BinaryOp::Pow: return fl(t, std::pow(a, b));
+    case BinaryOp::Max: return fl(t, std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : (a > b ? a : b));
+    case BinaryOp::Min: return fl(t, std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : (a < b ? a : b));
+    case BinaryOp::CmpLt: return bl(a < b);
+    case BinaryOp::CmpLe: return bl(a <= b);
+    case BinaryOp::CmpGt: return bl(a > b);
+    case BinaryOp::CmpGe: return bl(a >= b);
+    case BinaryOp::CmpEq: return bl(a == b);
+    case BinaryOp::CmpNe: return bl(a != b);
+    case BinaryOp::And: return fl(t, (a != T(0)) && (b != T(0)) ? T(1) : T(0));
+    case BinaryOp::Or: return fl(t, (a != T(0)) || (b != T(0)) ? T(1) : T(0));
+    case BinaryOp::Xor: return fl(t, (a != T(0)) != (b != T(0)) ? T(1) : T(0));
+  }
+  return fl(t, a);
+}
+
+int64_t ipow(int64_t a, int64_t b) {
+  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, base = static_cast<uint64_t>(a);
+  while (b > 0) {
+    if (b & 1) r *= base;
+    base *= base;
+    b >>= 1;
+  }
+  return static_cast<int64_t>(r);
+}
+}  // namespace
+
+KVal kvalOf(const Scalar& s) {
+  KVal v;
+  if (isFloat(s.dtype())) v.f = s.toDouble();
+  else v.i = s.toInt();
+  return v;
+}
+
+KVal evalUnary(UnaryOp op, DType t, KVal x) {
+  if (t == DType::F64) return unaryFloat<double>(op, t, x.f);
+  if (isFloat(t)) return unaryFloat<float>(op, t, static_cast<float>(x.f));
+  const uint64_t u = static_cast<uint64_t>(x.i);
+  switch (op) {
+    case UnaryOp::Neg: return in(t, static_cast<int64_t>(0 - u));
+    case UnaryOp::Abs: return in(t, x.i < 0 ? static_cast<int64_t>(0 - u) : x.i);
+    case UnaryOp::Not: return t == DType::Bool ? bl(x.i == 0) : in(t, ~x.i);
+    case UnaryOp::IsNan: return bl(false);
+    case UnaryOp::Sign: return in(t, (x.i > 0) - (x.i < 0));
+    default: return in(t, x.i);  // floor/ceil/round/trunc are the identity on integers
+  }
+}
+
+KVal evalBinary(BinaryOp op, DType t, KVal a, KVal b) {
+  if (t == DType::F64) return binaryFloat<double>(op, t, a.f, b.f);
+  if (isFloat(t)) return binaryFloat<float>(op, t, static_cast<float>(a.f), static_cast<float>(b.f));
+  const int64_t x = a.i, y = b.i;
+  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  switch (op) {
+    case BinaryOp::Add: return in(t, static_cast<int64_t>(ux + uy));
+    case BinaryOp::Sub: return in(t, static_cast<int64_t>(ux - uy));
+    case BinaryOp::Mul: return in(t, static_cast<int64_t>(ux * uy));
+    case BinaryOp::Div:
+      if (y == 0) return in(t, 0);
+      if (y == -1) return in(t, static_cast<int64_t>(0 - ux));
+      return in(t, x / y);
+    case BinaryOp::Mod: {
+      if (y == 0 || y == -1) return in(t, 0);
+      int64_t r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return in(t, r);
+    }
+    case BinaryOp::Pow: return in(t, ipow(x, y));
+    case BinaryOp::Max: return in(t, x > y ? x : y);
+    case BinaryOp::Min: return in(t, x < y ? x : y);
+    case BinaryOp::CmpLt: return bl(x < y);
+    case BinaryOp::CmpLe: return bl(x <= y);
+    case BinaryOp::CmpGt: return bl(x > y);
+    case BinaryOp::CmpGe: return bl(x >= y);
+    case BinaryOp::CmpEq: return bl(x == y);
+    case BinaryOp::CmpNe: return bl(x != y);
+    case BinaryOp::And: return in(t, x & y);
+    case BinaryOp::Or: return in(t, x | y);
+    case BinaryOp::Xor: return in(t, x ^ y);
+  }
+  return in(t, x);
+}
+
+KVal evalCast(DType from, DType to, KVal x) {
+  KVal r;
+  if (isFloat(from)) {
+    if (isFloat(to)) r.f = roundToDType(to, x.f);
+    else r.i = floatToInt(to, x.f);
+  } else {
+    if (isFloat(to)) r.f = roundToDType(to, static_cast<double>(x.i));
+    else r.i = wrapInt(to, x.i);
+  }
+  return r;
+}
+
+namespace {
+[[noreturn]] void usage(const std::string& m) { throw Error(ErrorCode::Usage, "interpreter: " + m); }
+
+std::vector<KVal> readTensor(const HostTensor& t) {
+  std::vector<KVal> v(static_cast<std::size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (isFloat(t.dtype())) v[i].f = t.getDouble(i);
+    else v[i].i = t.getInt(i);
+  }
+  return v;
+}
+
+void writeTensor(HostTensor& t, const std::vector<KVal>& v) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (isFloat(t.dtype())) t.setDouble(i, v[i].f);
+    else t.setInt(i, v[i].i);
+  }
+}
+
+void checkBuffers(const std::vector<int32_t>& params, const std::vector<DType>& dtypes,
+                  const std::vector<int64_t>& numels, const std::vector<HostTensor>& buffers) {
+  if (buffers.size() != params.size())
+    usage("expected " + std::to_string(params.size()) + " buffers, got " + std::to_string(buffers.size()));
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].dtype() != dtypes[i] || buffers[i].numel() != numels[i])
+      usage("buffer " + std::to_string(i) + " is " + std::string(dtypeName(buffers[i].dtype())) +
+            shapeStr(buffers[i].shape()) + ", the kernel wants " + std::string(dtypeName(dtypes[i])) + "[" +
+            std::to_string(numels[i]) + "]");
+}
+
+std::vector<int64_t> unravel(int64_t flat, const Shape& s) {
+  std::vector<int64_t> c(s.size());
+  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
+    c[i] = s[i] ? flat % s[i] : 0;
+    flat = s[i] ? flat / s[i] : 0;
+  }
+  return c;
+}
+int64_t ravel(const std::vector<int64_t>& c, const Shape& s) {
+  int64_t f = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) f = f * s[i] + c[i];
+  return f;
+}
+}  // namespace
+
+void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
+  const auto params = k.params();
+  std::vector<DType> dts;
+  std::vector<int64_t> ns;
+  for (int32_t p : params) {
+    dts.push_back(k.at(p).dtype);
+    ns.push_back(k.at(p).paramKind() == ParamKind::Scalar ? 1 : numel(k.at(p).shape));
+  }
+  checkBuffers(params, dts, ns, buffers);
+  std::vector<std::vector<KVal>> val(k.size());
+  std::size_t pi = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const KOp& o = k.ops[i];
+    std::vector<KVal>& out = val[i];
+    const int64_t n = numel(o.shape);
+    auto get = [&](int32_t s, int64_t e) -> KVal { return val[s].size() == 1 ? val[s][0] : val[s][e]; };
+    switch (o.kind) {
+      case KOpKind::Param: out = readTensor(buffers[pi++]); break;
+      case KOpKind::Const: out = {kvalOf(o.value)}; break;
+      case KOpKind::Move: {
+        const Shape& is = k.at(o.src[0]).shape;
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) {
+          std::vector<int64_t> c = unravel(e, o.shape), ic = c;
+          bool pad = false;
+          switch (o.moveKind()) {
+            case MoveKind::Reshape: ic = unravel(e, is); break;
+            case MoveKind::Expand:
+              for (std::size_t a = 0; a < is.size(); ++a)
+                if (is[a] == 1) ic[a] = 0;
+              break;
+            case MoveKind::Permute:
+              for (std::size_t a = 0; a < o.attr.size(); ++a) ic[o.attr[a]] = c[a];
+              break;
+            case MoveKind::Flip:
+              for (int64_t a : o.attr) ic[a] = is[a] - 1 - c[a];
+              break;
+            case MoveKind::Narrow: ic[o.attr[0]] += o.attr[1]; break;
+            case MoveKind::Pad:
+              ic[o.attr[0]] -= o.attr[1];
+              pad = ic[o.attr[0]] < 0 || ic[o.attr[0]] >= is[o.attr[0]];
+              break;
+          }
+          out[e] = pad ? kvalOf(o.value) : val[o.src[0]][ravel(ic, is)];
+        }
+        break;
+      }
+      case KOpKind::Unary: {
+        const DType t = k.at(o.src[0]).dtype;
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) out[e] = evalUnary(o.unaryOp(), t, get(o.src[0], e));
+        break;
+      }
+      case KOpKind::Binary: {
+        const DType t = k.at(o.src[0]).dtype;
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) out[e] = evalBinary(o.binaryOp(), t, get(o.src[0], e), get(o.src[1], e));
+        break;
+      }
+      case KOpKind::Cast: {
+        const DType t = k.at(o.src[0]).dtype;
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) out[e] = evalCast(t, o.dtype, get(o.src[0], e));
+        break;
+      }
+      case KOpKind::Where:
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) out[e] = get(o.src[0], e).i ? get(o.src[1], e) : get(o.src[2], e);
+        break;
+      case KOpKind::Reduce: {
+        const int64_t K = k.at(o.src[0]).shape.back();
+        const DType at = o.dtype == DType::F16 ? DType::F32 : o.dtype;
+        BinaryOp comb = BinaryOp::Add;
+        KVal ident;
+        const double inf = std::numeric_limits<double>::infinity();
+        switch (o.reduceOp()) {
+          case ReduceOp::Sum: ident = evalCast(DType::F64, at, KVal{0.0, 0}); break;
+          case ReduceOp::Prod: comb = BinaryOp::Mul, ident = evalCast(DType::F64, at, KVal{1.0, 0}); break;
+          case ReduceOp::Max:
+            comb = BinaryOp::Max;
+            ident = at == DType::Bool ? KVal{0, 0} : evalCast(DType::F64, at, KVal{-inf, 0});
+            break;
+          case ReduceOp::Min:
+            comb = BinaryOp::Min;
+            ident = at == DType::Bool ? KVal{0, 1} : evalCast(DType::F64, at, KVal{inf, 0});
+            break;
+        }
+        if (!isFloat(at) && at != DType::Bool && (o.reduceOp() == ReduceOp::Max || o.reduceOp() == ReduceOp::Min))
+          ident.i = floatToInt(at, o.reduceOp() == ReduceOp::Max ? -1e300 : 1e300);
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) {
+          KVal acc = ident;
+          for (int64_t r = 0; r < K; ++r) acc = evalBinary(comb, at, acc, val[o.src[0]][e * K + r]);
+          out[e] = at == o.dtype ? acc : evalCast(at, o.dtype, acc);
+        }
+        break;
+      }
+      case KOpKind::Store: {
+        std::size_t bi = 0;
+        for (; bi < params.size() && params[bi] != o.src[0]; ++bi) {}
+        std::vector<KVal> v = val[o.src[1]];
+        if (static_cast<int64_t>(v.size()) == 1 && n != 1) v.assign(n, v[0]);
+        writeTensor(buffers[bi], v);
+        break;
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------------- lowered kernels
+namespace {
+struct Machine {
+  const LoweredKernel& k;
+  const LoweredLaunch* l = nullptr;
+  std::vector<std::vector<KVal>>& params;
+  std::vector<std::vector<KVal>>& temps;
+  std::vector<std::vector<KVal>> locals;
+  int64_t gid[3], lid[3], grp[3];
+  std::vector<KVal>* vars = nullptr;
+
+  int64_t eval(const Idx& e) const {
+    switch (e->kind) {
+      case IdxKind::Var: return (*vars)[e->var].i;
+      case IdxKind::Lin: {
+        int64_t s = e->c;
+        for (auto& [c, a] : e->terms) s += c * eval(a);
+        return s;
+      }
+      case IdxKind::Div: return eval(e->a) / e->c;
+      case IdxKind::Mod: return eval(e->a) % e->c;
+      case IdxKind::Min: return std::min(eval(e->a), eval(e->b));
+    }
+    return 0;
+  }
+  bool test(const Mask& m) const {
+    for (auto& t : m.terms) {
+      const int64_t v = eval(t.e);
+      if (v < t.lo || v >= t.hi) return false;
+    }
+    return true;
+  }
+  KVal arg(const LArg& a) const { return a.isConst() ? kvalOf(a.c) : (*vars)[a.var]; }
+  DType argType(const LArg& a) const { return a.isConst() ? a.c.dtype() : l->vars[a.var].dtype; }
+  std::vector<KVal>& buffer(const BufRef& b) {
+    switch (b.space) {
+      case BufRef::Space::Param: return params[b.id];
+      case BufRef::Space::Temp: return temps[b.id];
+      default: return locals[b.id];
+    }
+  }
+  KVal& at(const BufRef& b, int64_t i, const char* what) {
+    std::vector<KVal>& buf = buffer(b);
+    if (i < 0 || i >= static_cast<int64_t>(buf.size()))
+      throw Error(ErrorCode::Launch, std::string("interpreter: out-of-bounds ") + what + " at " + std::to_string(i) +
+                                         " of a buffer of " + std::to_string(buf.size()) + " in " + l->name);
+    return buf[i];
+  }
+
+  void exec(const std::vector<LStmt>& body) {
+    for (const LStmt& s : body) {
+      switch (s.kind) {
+        case LStmtKind::Special: {
+          const int64_t* src = s.op == 0 ? gid : s.op == 1 ? lid : grp;
+          (*vars)[s.dst].i = src[s.axis];
+          break;
+        }
+        case LStmtKind::Compute: {
+          const DType t = l->vars[s.dst].dtype;
+          KVal r;
+          switch (s.opKind) {
+            case LOpKind::Copy: r = evalCast(argType(s.args[0]), t, arg(s.args[0])); break;
+            case LOpKind::Unary: r = evalUnary(static_cast<UnaryOp>(s.op), argType(s.args[0]), arg(s.args[0])); break;
+            case LOpKind::Binary: {
+              const DType at = s.assign ? t : argType(s.args[0]);
+              r = evalBinary(static_cast<BinaryOp>(s.op), at, arg(s.args[0]), arg(s.args[1]));
+              break;
+            }
+            case LOpKind::Cast: r = evalCast(argType(s.args[0]), t, arg(s.args[0])); break;
+            case LOpKind::Where: r = arg(s.args[0]).i ? arg(s.args[1]) : arg(s.args[2]); break;
+            case LOpKind::MaskSelect: r = test(s.mask) ? arg(s.args[0]) : arg(s.args[1]); break;
+          }
+          (*vars)[s.dst] = r;
+          break;
+        }
+        case LStmtKind::Load:
+          (*vars)[s.dst] = test(s.mask) ? at(s.buf, eval(s.index), "load") : KVal{};
+          break;
+        case LStmtKind::VLoad: {
+          const int64_t base = eval(s.index);
+          for (std::size_t j = 0; j < s.dsts.size(); ++j) (*vars)[s.dsts[j]] = at(s.buf, base + j, "vector load");
+          break;
+        }
+        case LStmtKind::Store:
+          if (test(s.mask)) at(s.buf, eval(s.index), "store") = arg(s.args[0]);
+          break;
+        case LStmtKind::VStore: {
+          const int64_t base = eval(s.index);
+          for (std::size_t j = 0; j < s.args.size(); ++j) at(s.buf, base + j, "vector store") = arg(s.args[j]);
+          break;
+        }
+        case LStmtKind::For: {
+          const int64_t end = eval(s.end);
+          for (int64_t r = eval(s.begin); r + s.span <= end; r += s.step) {
+            (*vars)[s.dst].i = r;
+            exec(s.body);
+          }
+          break;
+        }
+        case LStmtKind::If:
+          if (test(s.mask)) exec(s.body);
+          break;
+        case LStmtKind::Barrier: break;
+      }
+    }
+  }
+};
+}  // namespace
+
+void runLowered(const LoweredKernel& k, std::vector<HostTensor>& buffers) {
+  std::vector<int32_t> ids;
+  std::vector<DType> dts;
+  std::vector<int64_t> ns;
+  for (std::size_t i = 0; i < k.params.size(); ++i) {
+    ids.push_back(static_cast<int32_t>(i));
+    dts.push_back(k.params[i].dtype);
+    ns.push_back(k.params[i].numel);
+  }
+  checkBuffers(ids, dts, ns, buffers);
+  std::vector<std::vector<KVal>> params, temps;
+  for (const HostTensor& t : buffers) params.push_back(readTensor(t));
+  for (const LTemp& t : k.temps) temps.emplace_back(static_cast<std::size_t>(t.numel));
+  Machine m{k, nullptr, params, temps, {}, {}, {}, {}, nullptr};
+  for (const LoweredLaunch& l : k.launches) {
+    m.l = &l;
+    int64_t local[3];
+    for (int a = 0; a < 3; ++a) local[a] = l.local[a] > 0 ? l.local[a] : 1;
+    // Phases: the top-level body split at barriers; every item of a group runs a phase before
+    // any item runs the next one.
+    std::vector<std::vector<LStmt>> phases(1);
+    for (const LStmt& s : l.body) {
+      if (s.kind == LStmtKind::Barrier) phases.emplace_back();
+      else phases.back().push_back(s);
+    }
+    const int64_t items = local[0] * local[1] * local[2];
+    std::vector<std::vector<KVal>> state(static_cast<std::size_t>(items), std::vector<KVal>(l.vars.size()));
+    for (int64_t g2 = 0; g2 < l.global[2] / local[2]; ++g2)
+      for (int64_t g1 = 0; g1 < l.global[1] / local[1]; ++g1)
+        for (int64_t g0 = 0; g0 < l.global[0] / local[0]; ++g0) {
+          m.locals.clear();
+          for (const LocalArray& a : l.locals) m.locals.emplace_back(static_cast<std::size_t>(a.size));
+          for (const auto& phase : phases)
+            for (int64_t it = 0; it < items; ++it) {
+              const int64_t l0 = it % local[0], l1 = (it / local[0]) % local[1], l2 = it / (local[0] * local[1]);
+              m.grp[0] = g0, m.grp[1] = g1, m.grp[2] = g2;
+              m.lid[0] = l0, m.lid[1] = l1, m.lid[2] = l2;
+              m.gid[0] = g0 * local[0] + l0, m.gid[1] = g1 * local[1] + l1, m.gid[2] = g2 * local[2] + l2;
+              m.vars = &state[it];
+              m.exec(phase);
+            }
+        }
+  }
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (k.params[i].kind == ParamKind::ReadWrite) writeTensor(buffers[i], params[i]);
+}
+
+}  // namespace ks

@@ -1,0 +1,706 @@
+// Lowering of fused kernels: index propagation through movement ops, lanes for register tiles and
+// unrolled reduce loops, vector loads/stores where lanes are provably contiguous, cooperative
+// reductions (local memory tree, split across work-groups with a second pass).
+#include "engine/kernel/lowering.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+namespace {
+
+[[noreturn]] void unsupported(const std::string& m) { throw Error(ErrorCode::Unsupported, "lowering: " + m); }
+
+// One element being computed: its index in the op's shape and the pad conditions on the path.
+struct Lane {
+  std::vector<Idx> idx;
+  Mask mask;
+};
+
+std::string laneKey(int32_t op, const Lane& l) {
+  std::string s = std::to_string(op) + "@";
+  for (const Idx& i : l.idx) s += i->key + ",";
+  if (!l.mask.empty()) s += "|" + l.mask.key();
+  return s;
+}
+
+Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape) {
+  Idx f = idx::cst(0);
+  int64_t stride = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    f = idx::add(f, idx::mul(idx[i], stride));
+    stride *= shape[i];
+  }
+  return f;
+}
+
+std::vector<Idx> unflatten(const Idx& flat, const Shape& shape) {
+  std::vector<Idx> out(shape.size());
+  int64_t stride = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    Idx q = idx::div(flat, stride);
+    out[i] = i == 0 ? q : idx::mod(q, shape[i]);
+    if (i == 0 && q->hi >= shape[0]) out[i] = idx::mod(q, shape[0]);
+    stride *= shape[i];
+  }
+  return out;
+}
+
+Scalar identityOf(ReduceOp r, DType t) {
+  switch (r) {
+    case ReduceOp::Sum: return Scalar::of(t, 0);
+    case ReduceOp::Prod: return Scalar::of(t, 1);
+    case ReduceOp::Max:
+      if (isFloat(t)) return Scalar::of(t, -std::numeric_limits<double>::infinity());
+      if (t == DType::Bool) return Scalar::boolean(false);
+      return Scalar::of(t, -1e300);  // saturates to the dtype's lowest
+    case ReduceOp::Min:
+      if (isFloat(t)) return Scalar::of(t, std::numeric_limits<double>::infinity());
+      if (t == DType::Bool) return Scalar::boolean(true);
+      return Scalar::of(t, 1e300);
+  }
+  return Scalar::of(t, 0);
+}
+
+BinaryOp combineOf(ReduceOp r) {
+  switch (r) {
+    case ReduceOp::Sum: return BinaryOp::Add;
+    case ReduceOp::Prod: return BinaryOp::Mul;
+    case ReduceOp::Max: return BinaryOp::Max;
+    case ReduceOp::Min: return BinaryOp::Min;
+  }
+  return BinaryOp::Add;
+}
+
+DType accDType(DType t) { return t == DType::F16 ? DType::F32 : t; }
+
+bool floatOnly(UnaryOp u) {
+  switch (u) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::Sign: return false;
+    default: return true;
+  }
+}
+
+class LaunchBuilder {
+ public:
+  LaunchBuilder(const Kernel& k, LoweredKernel& lk, LoweredLaunch& l, const Schedule& s)
+      : k_(k), lk_(lk), l_(l), s_(s) {
+    blocks_.push_back(&l_.body);
+    memo_.emplace_back();
+    const auto ps = k.params();
+    for (std::size_t i = 0; i < ps.size(); ++i) paramPos_[ps[i]] = static_cast<int32_t>(i);
+  }
+
+  int32_t newVar(const std::string& prefix, DType t, bool isIndex = false) {
+    l_.vars.push_back({prefix + std::to_string(l_.vars.size()), t, isIndex});
+    return static_cast<int32_t>(l_.vars.size() - 1);
+  }
+  LStmt& emit(LStmt s) {
+    blocks_.back()->push_back(std::move(s));
+    return blocks_.back()->back();
+  }
+  void pushBlock(std::vector<LStmt>* b) {
+    blocks_.push_back(b);
+    memo_.emplace_back();
+  }
+  void popBlock() {
+    blocks_.pop_back();
+    memo_.pop_back();
+  }
+  const LArg* lookup(const std::string& key) const {
+    for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
+      auto f = it->find(key);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+  void remember(const std::string& key, LArg a) { memo_.back()[key] = a; }
+
+  Idx special(SpecialKind kind, int axis, int64_t hi, const char* name) {
+    const int32_t v = newVar(name, DType::I64, true);
+    LStmt s;
+    s.kind = LStmtKind::Special;
+    s.dst = v;
+    s.op = static_cast<uint8_t>(kind);
+    s.axis = axis;
+    emit(std::move(s));
+    return idx::var(v, l_.vars[v].name, 0, hi);
+  }
+
+  LArg compute1(int32_t op, DType t, LOpKind kind, uint8_t o, std::vector<LArg> args, Mask mask = {}) {
+    const int32_t v = newVar("v", t);
+    LStmt s;
+    s.kind = LStmtKind::Compute;
+    s.dst = v;
+    s.opKind = kind;
+    s.op = o;
+    s.args = std::move(args);
+    s.mask = std::move(mask);
+    emit(std::move(s));
+    (void)op;
+    return LArg::ofVar(v);
+  }
+
+  void assign(int32_t dst, BinaryOp b, LArg x, LArg y) {
+    LStmt s;
+    s.kind = LStmtKind::Compute;
+    s.dst = dst;
+    s.assign = true;
+    s.opKind = LOpKind::Binary;
+    s.op = static_cast<uint8_t>(b);
+    s.args = {x, y};
+    emit(std::move(s));
+  }
+
+  // Values of `op` at every lane (lanes with equal keys share one computation).
+  std::vector<LArg> compute(int32_t op, const std::vector<Lane>& lanes, int depth) {
+    std::vector<LArg> out(lanes.size());
+    std::vector<std::string> keys(lanes.size());
+    std::vector<std::size_t> todo;
+    std::unordered_map<std::string, std::size_t> firstOf;
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      keys[i] = laneKey(op, lanes[i]);
+      if (lookup(keys[i])) continue;
+      if (firstOf.emplace(keys[i], i).second) todo.push_back(i);
+    }
+    if (!todo.empty()) {
+      std::vector<Lane> sub;
+      for (std::size_t i : todo) sub.push_back(lanes[i]);
+      std::vector<LArg> vals = computeNew(op, sub, depth);
+      for (std::size_t j = 0; j < todo.size(); ++j) remember(keys[todo[j]], vals[j]);
+    }
+    for (std::size_t i = 0; i < lanes.size(); ++i) out[i] = *lookup(keys[i]);
+    return out;
+  }
+
+  // Cooperative reduction override: the value of `op` at the output lane comes from here.
+  void preset(int32_t op, const Lane& lane, LArg v) { remember(laneKey(op, lane), v); }
+
+  // Emits the accumulation loop(s) of reduce `op` for `lanes` over [lo, hi) of the reduced axis,
+  // this item taking unroll-chunks t, t + L, ...; returns one accumulator per lane (acc dtype).
+  std::vector<int32_t> reduceLoop(int32_t op, const std::vector<Lane>& lanes, const Idx& lo, const Idx& hi,
+                                  const Idx& t, int64_t L, int64_t u, bool splitAcc, int depth) {
+    const KOp& R = k_.at(op);
+    const DType at = accDType(R.dtype);
+    const int64_t accs = splitAcc ? u : 1;
+    const Scalar ident = identityOf(R.reduceOp(), at);
+    const BinaryOp comb = combineOf(R.reduceOp());
+    std::vector<std::vector<int32_t>> acc(lanes.size());
+    for (auto& a : acc)
+      for (int64_t j = 0; j < accs; ++j) {
+        const int32_t v = newVar("acc", at);
+        LStmt s;
+        s.kind = LStmtKind::Compute;
+        s.dst = v;
+        s.opKind = LOpKind::Copy;
+        s.args = {LArg::ofConst(ident)};
+        emit(std::move(s));
+        a.push_back(v);
+      }
+    const Idx len = idx::add(hi, idx::mul(lo, -1));
+    const int64_t block = L * u;
+    const Idx mainEnd = u == 1 ? hi : idx::add(lo, idx::mul(idx::div(len, block), block));
+    auto loop = [&](const Idx& begin, const Idx& end, int64_t step, int64_t span) {
+      const int32_t rv = newVar("r", DType::I64, true);
+      LStmt f;
+      f.kind = LStmtKind::For;
+      f.dst = rv;
+      f.begin = begin;
+      f.end = end;
+      f.step = step;
+      f.span = span;
+      LStmt& placed = emit(std::move(f));
+      const int64_t rhi = std::max(begin->lo, end->hi - span);
+      const Idx r = idx::var(rv, l_.vars[rv].name, std::min(begin->lo, rhi), rhi);
+      pushBlock(&placed.body);
+      std::vector<Lane> inner;
+      for (const Lane& ln : lanes)
+        for (int64_t j = 0; j < span; ++j) {
+          Lane in = ln;
+          in.idx.push_back(idx::addc(r, j));
+          inner.push_back(std::move(in));
+        }
+      std::vector<LArg> vals = compute(R.src[0], inner, depth + 1);
+      for (std::size_t li = 0; li < lanes.size(); ++li)
+        for (int64_t j = 0; j < span; ++j) {
+          const int32_t a = acc[li][static_cast<std::size_t>(j % accs)];
+          assign(a, comb, LArg::ofVar(a), vals[li * span + j]);
+        }
+      popBlock();
+    };
+    loop(idx::add(lo, idx::mul(t, u)), mainEnd, block, u);
+    int64_t lv = 0, hv = 0;
+    const bool exact = idx::isConst(lo, &lv) && idx::isConst(hi, &hv) && (hv - lv) % block == 0;
+    if (u > 1 && !exact) loop(idx::add(mainEnd, t), hi, L, 1);
+    std::vector<int32_t> res;
+    for (auto& a : acc) {
+      for (int64_t j = 1; j < accs; ++j) assign(a[0], comb, LArg::ofVar(a[0]), LArg::ofVar(a[j]));
+      res.push_back(a[0]);
+    }
+    return res;
+  }
+
+  LArg finishReduce(int32_t op, int32_t accVar) {
+    const KOp& R = k_.at(op);
+    if (R.dtype == accDType(R.dtype)) return LArg::ofVar(accVar);
+    return compute1(op, R.dtype, LOpKind::Cast, 0, {LArg::ofVar(accVar)});
+  }
+
+  int64_t unroll = 1;
+  bool splitAcc = false;
+
+ private:
+  std::vector<LArg> computeNew(int32_t op, const std::vector<Lane>& lanes, int depth) {
+    const KOp& o = k_.at(op);
+    std::vector<LArg> out;
+    switch (o.kind) {
+      case KOpKind::Const:
+        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(LArg::ofConst(o.value));
+        return out;
+      case KOpKind::Param: return loadParam(op, lanes);
+      case KOpKind::Move: return computeMove(op, lanes, depth);
+      case KOpKind::Unary: {
+        if (!isFloat(o.dtype) && floatOnly(o.unaryOp()) && o.unaryOp() != UnaryOp::IsNan)
+          unsupported(std::string(unaryOpName(o.unaryOp())) + " on " + std::string(dtypeName(o.dtype)));
+        if (o.unaryOp() == UnaryOp::Not && isFloat(o.dtype)) unsupported("not on a float");
+        auto x = compute(o.src[0], lanes, depth);
+        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(compute1(op, o.dtype, LOpKind::Unary, o.op, {x[i]}));
+        return out;
+      }
+      case KOpKind::Cast: {
+        auto x = compute(o.src[0], lanes, depth);
+        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(compute1(op, o.dtype, LOpKind::Cast, 0, {x[i]}));
+        return out;
+      }
+      case KOpKind::Binary:
+      case KOpKind::Where: {
+        std::vector<std::vector<LArg>> xs;
+        for (int32_t s : o.src) xs.push_back(compute(s, operandLanes(s, lanes), depth));
+        const LOpKind kind = o.kind == KOpKind::Binary ? LOpKind::Binary : LOpKind::Where;
+        for (std::size_t i = 0; i < lanes.size(); ++i) {
+          std::vector<LArg> args;
+          for (auto& x : xs) args.push_back(x[i]);
+          out.push_back(compute1(op, o.dtype, kind, o.op, std::move(args)));
+        }
+        return out;
+      }
+      case KOpKind::Reduce: {
+        const Idx zero = idx::cst(0);
+        const int64_t K = k_.at(o.src[0]).shape.back();
+        const int64_t u = depth == 0 ? std::min<int64_t>(unroll, std::max<int64_t>(K, 1)) : 1;
+        auto accs = reduceLoop(op, lanes, zero, idx::cst(K), zero, 1, u, depth == 0 && splitAcc, depth);
+        for (int32_t a : accs) out.push_back(finishReduce(op, a));
+        return out;
+      }
+      case KOpKind::Store: unsupported("store used as a value");
+    }
+    return out;
+  }
+
+  std::vector<Lane> operandLanes(int32_t src, const std::vector<Lane>& lanes) {
+    if (!k_.at(src).shape.empty()) return lanes;
+    std::vector<Lane> r = lanes;
+    for (Lane& l : r) l.idx.clear();
+    return r;
+  }
+
+  std::vector<LArg> loadParam(int32_t op, const std::vector<Lane>& lanes) {
+    const KOp& o = k_.at(op);
+    BufRef buf{BufRef::Space::Param, paramPos_.at(op)};
+    std::vector<Idx> flat;
+    for (const Lane& l : lanes)
+      flat.push_back(o.paramKind() == ParamKind::Scalar ? idx::cst(0) : flatIndex(l.idx, o.shape));
+    std::vector<LArg> out(lanes.size());
+    std::vector<bool> done(lanes.size(), false);
+    const int64_t w = lk_.schedule.vec;
+    if (w > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
+      // Bucket unmasked lanes by base expression; runs of w consecutive offsets become vloads.
+      std::map<std::string, std::vector<std::pair<int64_t, std::size_t>>> buckets;
+      std::map<std::string, Idx> bases;
+      for (std::size_t i = 0; i < lanes.size(); ++i) {
+        if (!lanes[i].mask.empty()) continue;
+        auto [base, c] = idx::splitConst(flat[i]);
+        const std::string key = base ? base->key : "";
+        buckets[key].push_back({c, i});
+        bases[key] = base;
+      }
+      for (auto& [key, items] : buckets) {
+        std::sort(items.begin(), items.end());
+        std::map<int64_t, std::size_t> byOff;
+        for (auto& [c, i] : items) byOff.emplace(c, i);
+        for (auto& [c, i] : items) {
+          if (done[i]) continue;
+          bool run = true;
+          for (int64_t j = 0; j < w && run; ++j) run = byOff.count(c + j) && !done[byOff[c + j]];
+          if (!run) continue;
+          LStmt s;
+          s.kind = LStmtKind::VLoad;
+          s.buf = buf;
+          s.index = bases[key] ? idx::addc(bases[key], c) : idx::cst(c);
+          for (int64_t j = 0; j < w; ++j) {
+            const int32_t v = newVar("v", o.dtype);
+            s.dsts.push_back(v);
+            out[byOff[c + j]] = LArg::ofVar(v);
+            done[byOff[c + j]] = true;
+          }
+          emit(std::move(s));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      if (done[i]) continue;
+      const int32_t v = newVar("v", o.dtype);
+      LStmt s;
+      s.kind = LStmtKind::Load;
+      s.dst = v;
+      s.buf = buf;
+      s.index = flat[i];
+      s.mask = lanes[i].mask;
+      emit(std::move(s));
+      out[i] = LArg::ofVar(v);
+    }
+    return out;
+  }
+
+  std::vector<LArg> computeMove(int32_t op, const std::vector<Lane>& lanes, int depth) {
+    const KOp& o = k_.at(op);
+    const Shape& in = k_.at(o.src[0]).shape;
+    std::vector<Lane> inner;
+    std::vector<Mask> padMasks;
+    for (const Lane& l : lanes) {
+      Lane n;
+      n.mask = l.mask;
+      Mask padMask;
+      switch (o.moveKind()) {
+        case MoveKind::Reshape: n.idx = unflatten(flatIndex(l.idx, o.shape), in); break;
+        case MoveKind::Expand:
+          n.idx = l.idx;
+          for (std::size_t a = 0; a < in.size(); ++a)
+            if (in[a] == 1) n.idx[a] = idx::cst(0);
+          break;
+        case MoveKind::Permute:
+          n.idx.resize(in.size());
+          for (std::size_t a = 0; a < o.attr.size(); ++a) n.idx[o.attr[a]] = l.idx[a];
+          break;
+        case MoveKind::Flip:
+          n.idx = l.idx;
+          for (int64_t a : o.attr) n.idx[a] = idx::addc(idx::mul(l.idx[a], -1), in[a] - 1);
+          break;
+        case MoveKind::Narrow:
+          n.idx = l.idx;
+          n.idx[o.attr[0]] = idx::addc(l.idx[o.attr[0]], o.attr[1]);
+          break;
+        case MoveKind::Pad: {
+          n.idx = l.idx;
+          const int64_t a = o.attr[0];
+          n.idx[a] = idx::addc(l.idx[a], -o.attr[1]);
+          padMask.require(n.idx[a], 0, in[a]);
+          n.mask.append(padMask);
+          break;
+        }
+      }
+      inner.push_back(std::move(n));
+      padMasks.push_back(std::move(padMask));
+    }
+    std::vector<LArg> vals = compute(o.src[0], inner, depth);
+    for (std::size_t i = 0; i < lanes.size(); ++i)
+      if (!padMasks[i].empty())
+        vals[i] = compute1(op, o.dtype, LOpKind::MaskSelect, 0, {vals[i], LArg::ofConst(o.value)}, padMasks[i]);
+    return vals;
+  }
+
+  const Kernel& k_;
+  LoweredKernel& lk_;
+  LoweredLaunch& l_;
+  const Schedule& s_;
+  std::vector<std::vector<LStmt>*> blocks_;
+  std::vector<std::unordered_map<std::string, LArg>> memo_;
+  std::map<int32_t, int32_t> paramPos_;
+};
+
+// [B.., M, N] coordinates of the output from a flat b index and m, n.
+std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n) {
+  const std::size_t r = S.size();
+  std::vector<Idx> out;
+  if (r >= 3) {
+    Shape lead(S.begin(), S.end() - 2);
+    out = unflatten(b, lead);
+  }
+  if (r >= 2) out.push_back(m);
+  if (r >= 1) out.push_back(n);
+  return out;
+}
+
+void emitStores(LaunchBuilder& lb, const Kernel& k, LoweredKernel& lk, const std::vector<int32_t>& stores,
+                const std::vector<Lane>& lanes, const std::vector<Mask>& guards, const std::map<int32_t, int32_t>& pos) {
+  for (int32_t st : stores) {
+    const KOp& o = k.at(st);
+    std::vector<LArg> vals = lb.compute(o.src[1], lanes, 0);
+    const BufRef buf{BufRef::Space::Param, pos.at(o.src[0])};
+    std::vector<bool> done(lanes.size(), false);
+    const int64_t w = lk.schedule.vec;
+    std::vector<Idx> flat;
+    for (const Lane& l : lanes) flat.push_back(flatIndex(l.idx, o.shape));
+    if (w > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
+      std::map<std::string, std::map<int64_t, std::size_t>> buckets;
+      std::map<std::string, Idx> bases;
+      for (std::size_t i = 0; i < lanes.size(); ++i) {
+        if (!guards[i].empty()) continue;
+        auto [base, c] = idx::splitConst(flat[i]);
+        const std::string key = base ? base->key : "";
+        buckets[key].emplace(c, i);
+        bases[key] = base;
+      }
+      for (auto& [key, byOff] : buckets)
+        for (auto& [c, i] : byOff) {
+          if (done[i]) continue;
+          bool run = true;
+          for (int64_t j = 0; j < w && run; ++j) run = byOff.count(c + j) && !done[byOff.at(c + j)];
+          if (!run) continue;
+          LStmt s;
+          s.kind = LStmtKind::VStore;
+          s.buf = buf;
+          s.index = bases[key] ? idx::addc(bases[key], c) : idx::cst(c);
+          for (int64_t j = 0; j < w; ++j) {
+            s.args.push_back(vals[byOff.at(c + j)]);
+            done[byOff.at(c + j)] = true;
+          }
+          lb.emit(std::move(s));
+        }
+    }
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      if (done[i]) continue;
+      LStmt s;
+      s.kind = LStmtKind::Store;
+      s.buf = buf;
+      s.index = flat[i];
+      s.mask = guards[i];
+      s.args = {vals[i]};
+      lb.emit(std::move(s));
+    }
+  }
+}
+
+std::map<int32_t, int32_t> paramPositions(const Kernel& k) {
+  std::map<int32_t, int32_t> m;
+  const auto ps = k.params();
+  for (std::size_t i = 0; i < ps.size(); ++i) m[ps[i]] = static_cast<int32_t>(i);
+  return m;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+LStmt barrier() {
+  LStmt b;
+  b.kind = LStmtKind::Barrier;
+  return b;
+}
+
+// One launch over an output grid [B, M, N] with tiles and work-group shape from the schedule.
+void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
+  const Shape S = k.at(stores[0]).shape;
+  if (numel(S) == 0) return;
+  lk.launches.emplace_back();
+  LoweredLaunch& L = lk.launches.back();
+  L.name = "k" + std::to_string(lk.launches.size() - 1);
+  const std::size_t r = S.size();
+  const int64_t N = r >= 1 ? S[r - 1] : 1, M = r >= 2 ? S[r - 2] : 1;
+  const int64_t B = numel(S) / (N * M);
+  const int64_t gx = ceilDiv(N, s.tileN), gy = ceilDiv(M, s.tileM);
+  L.global[0] = s.wgN > 0 ? ceilDiv(gx, s.wgN) * s.wgN : gx;
+  L.global[1] = s.wgN > 0 ? ceilDiv(gy, s.wgM) * s.wgM : gy;
+  L.global[2] = B;
+  if (s.wgN > 0) L.local[0] = s.wgN, L.local[1] = s.wgM, L.local[2] = 1;
+  const bool clampN = L.global[0] * s.tileN != N, clampM = L.global[1] * s.tileM != M;
+  LaunchBuilder lb(k, lk, L, s);
+  lb.unroll = s.unroll;
+  lb.splitAcc = s.splitAcc;
+  const Idx x = lb.special(SpecialKind::GlobalId, 0, L.global[0] - 1, "gx");
+  const Idx y = lb.special(SpecialKind::GlobalId, 1, L.global[1] - 1, "gy");
+  const Idx z = lb.special(SpecialKind::GlobalId, 2, L.global[2] - 1, "gz");
+  std::vector<Lane> lanes;
+  std::vector<Mask> guards;
+  for (int64_t i = 0; i < s.tileM; ++i)
+    for (int64_t j = 0; j < s.tileN; ++j) {
+      Idx n = idx::addc(idx::mul(x, s.tileN), j), m = idx::addc(idx::mul(y, s.tileM), i);
+      Mask g;
+      if (clampN) g.require(n, 0, N), n = idx::min(n, idx::cst(N - 1));
+      if (clampM) g.require(m, 0, M), m = idx::min(m, idx::cst(M - 1));
+      lanes.push_back({outputIndex(S, z, m, n), {}});
+      guards.push_back(g);
+    }
+  emitStores(lb, k, lk, stores, lanes, guards, paramPositions(k));
+}
+
+// Cooperative reduction of the kernel's only output-level reduce: a tree in local memory over
+// `localReduce` items and/or partials over `groupSplit` work-groups reduced by a second launch.
+void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores,
+                         int32_t R) {
+  const Shape S = k.at(stores[0]).shape;
+  const int64_t O = numel(S);
+  if (O == 0) return;
+  const KOp& red = k.at(R);
+  const DType at = accDType(red.dtype);
+  const int64_t K = k.at(red.src[0]).shape.back();
+  const int64_t Lr = s.localReduce, G = s.groupSplit;
+  const BinaryOp comb = combineOf(red.reduceOp());
+  const auto pos = paramPositions(k);
+  const int32_t temp = G > 1 ? static_cast<int32_t>(lk.temps.size()) : -1;
+  if (G > 1) lk.temps.push_back({at, O * G});
+
+  lk.launches.emplace_back();
+  LoweredLaunch& L1 = lk.launches.back();
+  L1.name = "k" + std::to_string(lk.launches.size() - 1);
+  L1.global[0] = Lr, L1.global[1] = G, L1.global[2] = O;
+  L1.local[0] = Lr, L1.local[1] = 1, L1.local[2] = 1;
+  {
+    LaunchBuilder lb(k, lk, L1, s);
+    lb.unroll = s.unroll;
+    lb.splitAcc = s.splitAcc;
+    const Idx t = lb.special(SpecialKind::LocalId, 0, Lr - 1, "t");
+    const Idx g = lb.special(SpecialKind::GroupId, 1, G - 1, "g");
+    const Idx o = lb.special(SpecialKind::GroupId, 2, O - 1, "o");
+    Lane out{unflatten(o, S), {}};
+    const int64_t chunk = ceilDiv(K, G);
+    const Idx lo = idx::mul(g, chunk);
+    const Idx hi = G > 1 ? idx::min(idx::addc(lo, chunk), idx::cst(K)) : idx::cst(K);
+    const int64_t u = std::min<int64_t>(s.unroll, std::max<int64_t>(1, chunk / Lr));
+    const int32_t acc = lb.reduceLoop(R, {out}, lo, hi, t, Lr, u, s.splitAcc && u > 1, 0)[0];
+    LArg total = LArg::ofVar(acc);
+    Mask first;
+    first.require(t, 0, 1);
+    if (Lr > 1) {
+      L1.locals.push_back({at, Lr});
+      const BufRef lbuf{BufRef::Space::Local, 0};
+      LStmt st;
+      st.kind = LStmtKind::Store, st.buf = lbuf, st.index = t, st.args = {total};
+      lb.emit(std::move(st));
+      lb.emit(barrier());
+      for (int64_t half = Lr / 2; half >= 1; half /= 2) {
+        LStmt cond;
+        cond.kind = LStmtKind::If;
+        cond.mask.require(t, 0, half);
+        LStmt& placed = lb.emit(std::move(cond));
+        lb.pushBlock(&placed.body);
+        const int32_t a = lb.newVar("v", at), b = lb.newVar("v", at);
+        LStmt la;
+        la.kind = LStmtKind::Load, la.dst = a, la.buf = lbuf, la.index = t;
+        lb.emit(la);
+        la.dst = b, la.index = idx::addc(t, half);
+        lb.emit(la);
+        lb.assign(a, comb, LArg::ofVar(a), LArg::ofVar(b));
+        LStmt sa;
+        sa.kind = LStmtKind::Store, sa.buf = lbuf, sa.index = t, sa.args = {LArg::ofVar(a)};
+        lb.emit(std::move(sa));
+        lb.popBlock();
+        lb.emit(barrier());
+      }
+    }
+    LStmt cond;
+    cond.kind = LStmtKind::If;
+    cond.mask = first;
+    LStmt& placed = lb.emit(std::move(cond));
+    lb.pushBlock(&placed.body);
+    if (Lr > 1) {
+      const int32_t v = lb.newVar("v", at);
+      LStmt la;
+      la.kind = LStmtKind::Load, la.dst = v, la.buf = {BufRef::Space::Local, 0}, la.index = idx::cst(0);
+      lb.emit(std::move(la));
+      total = LArg::ofVar(v);
+    }
+    if (G > 1) {
+      LStmt st;
+      st.kind = LStmtKind::Store, st.buf = {BufRef::Space::Temp, temp};
+      st.index = idx::add(idx::mul(o, G), g), st.args = {total};
+      lb.emit(std::move(st));
+    } else {
+      lb.preset(R, out, lb.finishReduce(R, total.var));
+      emitStores(lb, k, lk, stores, {out}, {Mask{}}, pos);
+    }
+    lb.popBlock();
+  }
+  if (G == 1) return;
+
+  lk.launches.emplace_back();
+  LoweredLaunch& L2 = lk.launches.back();
+  L2.name = "k" + std::to_string(lk.launches.size() - 1);
+  L2.global[0] = O;
+  Schedule plain;
+  LaunchBuilder lb(k, lk, L2, plain);
+  const Idx o = lb.special(SpecialKind::GlobalId, 0, O - 1, "o");
+  Lane out{unflatten(o, S), {}};
+  const int32_t acc = lb.newVar("acc", at);
+  LStmt init;
+  init.kind = LStmtKind::Compute, init.dst = acc, init.opKind = LOpKind::Copy;
+  init.args = {LArg::ofConst(identityOf(red.reduceOp(), at))};
+  lb.emit(std::move(init));
+  const int32_t gv = lb.newVar("r", DType::I64, true);
+  LStmt f;
+  f.kind = LStmtKind::For, f.dst = gv, f.begin = idx::cst(0), f.end = idx::cst(G);
+  LStmt& placed = lb.emit(std::move(f));
+  lb.pushBlock(&placed.body);
+  const int32_t pv = lb.newVar("v", at);
+  LStmt ld;
+  ld.kind = LStmtKind::Load, ld.dst = pv, ld.buf = {BufRef::Space::Temp, temp};
+  ld.index = idx::add(idx::mul(o, G), idx::var(gv, L2.vars[gv].name, 0, G - 1));
+  lb.emit(std::move(ld));
+  lb.assign(acc, comb, LArg::ofVar(acc), LArg::ofVar(pv));
+  lb.popBlock();
+  lb.preset(R, out, lb.finishReduce(R, acc));
+  emitStores(lb, k, lk, stores, {out}, {Mask{}}, pos);
+}
+
+}  // namespace
+
+LoweredKernel lowerKernel(const Kernel& k, const Schedule& s, const DeviceLimits& limits) {
+  if (std::string e = verifyKernel(k); !e.empty()) throw Error(ErrorCode::Invariant, "lowering: invalid kernel: " + e);
+  if (std::string why = checkSchedule(k, s, limits); !why.empty())
+    unsupported("schedule " + s.str() + " does not apply: " + why);
+  LoweredKernel lk;
+  lk.name = k.name();
+  lk.schedule = s;
+  for (int32_t p : k.params()) {
+    const KOp& o = k.at(p);
+    lk.params.push_back({o.paramKind(), o.dtype, o.paramKind() == ParamKind::Scalar ? 1 : numel(o.shape)});
+    if (numel(o.shape) > std::numeric_limits<int32_t>::max()) lk.wideIndex = true;
+  }
+  for (const KOp& o : k.ops)
+    if (o.dtype == DType::F64) lk.needsFp64 = true;
+  const KernelGridInfo g = kernelGridInfo(k);
+  const Shape primary = k.at(g.primaryStore).shape;
+  // Stores grouped by shape: the primary group takes the schedule, the others a default grid.
+  std::vector<std::pair<Shape, std::vector<int32_t>>> groups;
+  for (int32_t st : k.storeOps()) {
+    const Shape& sh = k.at(st).shape;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& gr) { return gr.first == sh; });
+    if (it == groups.end()) groups.push_back({sh, {st}});
+    else it->second.push_back(st);
+  }
+  for (auto& [shape, stores] : groups) {
+    if (shape != primary) {
+      gridLaunch(k, lk, Schedule{}, stores);
+      continue;
+    }
+    if (s.localReduce > 1 || s.groupSplit > 1) cooperativeLaunches(k, lk, s, stores, g.topReduce);
+    else gridLaunch(k, lk, s, stores);
+  }
+  if (std::string e = verifyLowered(lk); !e.empty())
+    throw Error(ErrorCode::Invariant, "lowering produced invalid IR (" + s.str() + "): " + e);
+  return lk;
+}
+
+}  // namespace ks

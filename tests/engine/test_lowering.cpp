@@ -1,0 +1,236 @@
+// Lowering under every schedule option, run in the lowered-IR interpreter and compared with the
+// unlowered interpreter (two independent implementations of the kernel semantics).
+#include <QtTest>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "engine/core/error.h"
+#include "engine/kernel/interpreter.h"
+#include "engine/kernel/lowering.h"
+#include "lowering_cases.h"
+
+using namespace ks;
+using namespace ks::testing;
+
+namespace {
+std::vector<Schedule> optionSchedules() {
+  std::vector<Schedule> v;
+  auto add = [&v](auto f) {
+    Schedule s;
+    f(s);
+    v.push_back(s);
+  };
+  add([](Schedule&) {});
+  add([](Schedule& s) { s.wgN = 16; });
+  add([](Schedule& s) { s.wgN = 4, s.wgM = 4; });
+  add([](Schedule& s) { s.wgN = 3, s.wgM = 2; });
+  add([](Schedule& s) { s.tileN = 4; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 3; });
+  add([](Schedule& s) { s.tileM = 4, s.tileN = 4, s.vec = 4; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 8, s.vec = 8, s.wgN = 2, s.wgM = 2; });
+  add([](Schedule& s) { s.vec = 4, s.tileN = 4; });
+  add([](Schedule& s) { s.unroll = 4; });
+  add([](Schedule& s) { s.unroll = 3, s.splitAcc = true; });
+  add([](Schedule& s) { s.unroll = 8, s.vec = 8, s.splitAcc = true; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 4, s.unroll = 4, s.vec = 4; });
+  add([](Schedule& s) { s.localReduce = 8; });
+  add([](Schedule& s) { s.localReduce = 4, s.unroll = 4, s.vec = 4; });
+  add([](Schedule& s) { s.groupSplit = 3; });
+  add([](Schedule& s) { s.groupSplit = 4, s.localReduce = 2, s.unroll = 2, s.splitAcc = true; });
+  add([](Schedule& s) { s.groupSplit = 16, s.unroll = 8, s.vec = 8, s.splitAcc = true; });
+  add([](Schedule& s) { s.localTile = true; });
+  add([](Schedule& s) { s.vec = 3; });
+  return v;
+}
+
+Schedule randomSchedule(std::mt19937_64& rng) {
+  auto pick = [&rng](std::initializer_list<int64_t> l) { return *(l.begin() + rng() % l.size()); };
+  Schedule s;
+  if (rng() % 2) s.wgN = pick({1, 2, 4, 8, 16}), s.wgM = pick({1, 2, 4});
+  s.tileM = pick({1, 1, 2, 3, 4});
+  s.tileN = pick({1, 1, 2, 4, 8});
+  s.unroll = pick({1, 1, 2, 3, 4, 8});
+  s.vec = pick({1, 1, s.tileN, s.unroll});
+  s.splitAcc = rng() % 2;
+  if (rng() % 3 == 0) s.localReduce = pick({2, 4, 8, 16}), s.tileM = s.tileN = 1, s.wgN = 0, s.wgM = 1;
+  if (rng() % 3 == 0) s.groupSplit = pick({2, 3, 5, 8}), s.tileM = s.tileN = 1, s.wgN = 0, s.wgM = 1;
+  return s;
+}
+
+// Lowers and runs one schedule; "" when the values agree, "rejected: why" when it does not apply.
+std::string runOne(const KernelCase& c, const Schedule& s, uint64_t seed, bool* rejected) {
+  *rejected = false;
+  const std::string why = checkSchedule(c.kernel, s, DeviceLimits{});
+  LoweredKernel lk;
+  try {
+    lk = lowerKernel(c.kernel, s);
+  } catch (const Error& e) {
+    if (!why.empty() && e.code() == ErrorCode::Unsupported && e.message().find(why) != std::string::npos) {
+      *rejected = true;
+      return {};
+    }
+    return "lowering failed under " + s.str() + ": " + e.what();
+  }
+  if (!why.empty()) return "schedule " + s.str() + " should have been rejected: " + why;
+  std::vector<HostTensor> want = randomBuffers(c.kernel, seed), got = want;
+  runKernel(c.kernel, want);
+  try {
+    runLowered(lk, got);
+  } catch (const Error& e) {
+    return std::string(e.what()) + "\n" + lk.print();
+  }
+  const std::string diff = compareBuffers(got, want, c.reduceLen);
+  return diff.empty() ? diff : c.name + " under " + s.str() + ": " + diff + "\n" + lk.print();
+}
+}  // namespace
+
+class TestLowering : public QObject {
+  Q_OBJECT
+ private slots:
+  void indexSimplification() {
+    const Idx x = idx::var(0, "x", 0, 99), j = idx::var(1, "j", 0, 3);
+    const Idx e = idx::add(idx::mul(x, 4), j);
+    QCOMPARE(QString::fromStdString(idx::div(e, 4)->key), QString("x"));
+    QCOMPARE(QString::fromStdString(idx::mod(e, 4)->key), QString("j"));
+    QCOMPARE(QString::fromStdString(idx::div(idx::addc(idx::mul(x, 8), 3), 4)->key), QString("(2*x)"));
+    QCOMPARE(idx::mod(idx::addc(x, 100), 7)->lo, int64_t{0});
+    const auto [base, c] = idx::splitConst(idx::addc(e, 5));
+    QCOMPARE(c, int64_t{5});
+    QCOMPARE(QString::fromStdString(base->key), QString::fromStdString(e->key));
+    QCOMPARE(QString::fromStdString(idx::min(x, idx::cst(200))->key), QString("x"));
+    Mask m;
+    m.require(x, 0, 100);
+    QVERIFY(m.empty());
+    m.require(idx::addc(x, -1), 0, 100);
+    QCOMPARE(int(m.terms.size()), 1);
+  }
+
+  void unloweredInterpreterHandValues() {
+    // [[1,2,3],[4,5,6]] flipped on axis 1, padded with 9 on the left, summed per row.
+    Kernel k;
+    const int32_t x = k.param(ParamKind::Read, DType::I32, {2, 3}), o = k.param(ParamKind::ReadWrite, DType::I32, {2});
+    const int32_t p = k.move(k.move(x, MoveKind::Flip, {1}), MoveKind::Pad, {1, 1, 0}, Scalar::ofInt(DType::I32, 9));
+    k.store(o, k.reduce(k.binary(p, k.move(p, MoveKind::Flip, {1}), BinaryOp::Mul), ReduceOp::Sum));
+    std::vector<HostTensor> b{HostTensor(DType::I32, {2, 3}), HostTensor(DType::I32, {2})};
+    for (int i = 0; i < 6; ++i) b[0].setInt(i, i + 1);
+    runKernel(k, b);
+    // row 0: [9,3,2,1] * [1,2,3,9] = 9+6+6+9 = 30; row 1: [9,6,5,4]*[4,5,6,9] = 36+30+30+36 = 132
+    QCOMPARE(b[1].getInt(0), int64_t{30});
+    QCOMPARE(b[1].getInt(1), int64_t{132});
+    for (Schedule s : optionSchedules()) {
+      std::vector<HostTensor> c{b[0], HostTensor(DType::I32, {2})};
+      if (!checkSchedule(k, s, {}).empty()) continue;
+      runLowered(lowerKernel(k, s), c);
+      QCOMPARE(c[1].getInt(0), int64_t{30});
+      QCOMPARE(c[1].getInt(1), int64_t{132});
+    }
+  }
+
+  void scalarSemantics() {
+    auto i32 = [](int64_t v) { return KVal{0, v}; };
+    QCOMPARE(evalBinary(BinaryOp::Div, DType::I32, i32(-7), i32(2)).i, int64_t{-3});
+    QCOMPARE(evalBinary(BinaryOp::Mod, DType::I32, i32(-7), i32(2)).i, int64_t{1});
+    QCOMPARE(evalBinary(BinaryOp::Mod, DType::I32, i32(7), i32(-2)).i, int64_t{-1});
+    QCOMPARE(evalBinary(BinaryOp::Div, DType::I32, i32(7), i32(0)).i, int64_t{0});
+    QCOMPARE(evalBinary(BinaryOp::Add, DType::I8, i32(127), i32(1)).i, int64_t{-128});
+    QCOMPARE(evalBinary(BinaryOp::Pow, DType::I32, i32(3), i32(4)).i, int64_t{81});
+    QVERIFY(std::isnan(evalBinary(BinaryOp::Max, DType::F32, KVal{NAN, 0}, KVal{1, 0}).f));
+    QCOMPARE(evalUnary(UnaryOp::Round, DType::F32, KVal{2.5, 0}).f, 2.0);
+    QCOMPARE(evalUnary(UnaryOp::Sign, DType::F32, KVal{NAN, 0}).f, 0.0);
+    QCOMPARE(evalCast(DType::F32, DType::I32, KVal{-3.9, 0}).i, int64_t{-3});
+    QCOMPARE(evalCast(DType::F32, DType::U8, KVal{300, 0}).i, int64_t{255});
+    QCOMPARE(evalCast(DType::F32, DType::I32, KVal{NAN, 0}).i, int64_t{0});
+    QCOMPARE(evalCast(DType::F32, DType::F16, KVal{1.0 + 1.0 / 4096, 0}).f, 1.0);
+  }
+
+  void everyOption() {
+    std::map<std::string, std::pair<int, int>> share;
+    for (const KernelCase& c : loweringCases())
+      for (const Schedule& s : optionSchedules()) {
+        bool rejected = false;
+        const std::string err = runOne(c, s, 7, &rejected);
+        QVERIFY2(err.empty(), err.c_str());
+        auto& [valid, total] = share[c.name];
+        valid += rejected ? 0 : 1;
+        ++total;
+      }
+    for (auto& [name, vt] : share) qInfo("%-22s %2d of %2d option schedules valid", name.c_str(), vt.first, vt.second);
+  }
+
+  void enumeratedSchedules() {
+    for (const KernelCase& c : loweringCases()) {
+      const auto cands = enumerateSchedules(c.kernel, DeviceLimits{}, TuneLevel::Full);
+      QVERIFY(!cands.empty());
+      QVERIFY(cands.front() == Schedule{});
+      for (const Schedule& s : cands) {
+        bool rejected = false;
+        const std::string err = runOne(c, s, 11, &rejected);
+        QVERIFY2(err.empty(), err.c_str());
+        QVERIFY2(!rejected, (c.name + ": enumerated schedule rejected: " + s.str()).c_str());
+      }
+      const auto quick = enumerateSchedules(c.kernel, DeviceLimits{}, TuneLevel::Quick);
+      QVERIFY(quick.size() <= cands.size());
+      qInfo("%-22s quick %zu, full %zu schedules", c.name.c_str(), quick.size(), cands.size());
+    }
+    const KernelCase mm = matmulCase("mm", 64, 64, 64, false);
+    QVERIFY(enumerateSchedules(mm.kernel, DeviceLimits{}, TuneLevel::Full).size() >= 16);
+  }
+
+  void randomSchedules() {
+    std::mt19937_64 rng(1234);
+    int valid = 0, total = 0;
+    for (const KernelCase& c : loweringCases())
+      for (int i = 0; i < 25; ++i) {
+        const Schedule s = randomSchedule(rng);
+        bool rejected = false;
+        const std::string err = runOne(c, s, 100 + i, &rejected);
+        QVERIFY2(err.empty(), err.c_str());
+        valid += rejected ? 0 : 1;
+        ++total;
+      }
+    qInfo("random schedules: %d of %d valid", valid, total);
+    QVERIFY(valid >= 60);  // enough valid random schedules to mean something
+  }
+
+  void scheduleJsonRoundTrip() {
+    Schedule s;
+    s.wgN = 8, s.wgM = 2, s.tileM = 4, s.tileN = 8, s.vec = 8, s.unroll = 4, s.splitAcc = true;
+    QVERIFY(Schedule::fromJson(s.toJson()) == s);
+    QCOMPARE(QString::fromStdString(s.str()), QString("wg=8x2 tile=4x8 vec=8 unroll=4s"));
+    QCOMPARE(QString::fromStdString(Schedule{}.str()), QString("default"));
+  }
+
+  void verifierCatchesBrokenIr() {
+    const KernelCase c = loweringCases()[0];
+    LoweredKernel lk = lowerKernel(c.kernel);
+    QVERIFY(verifyLowered(lk).empty());
+    QVERIFY(!lk.print().empty());
+    LoweredKernel bad = lk;
+    std::swap(bad.launches[0].body[3], bad.launches[0].body.back());  // a use moves before its definition
+    QVERIFY(!verifyLowered(bad).empty());
+    LoweredKernel bad2 = lk;
+    for (LStmt& s : bad2.launches[0].body)
+      if (s.kind == LStmtKind::Store) s.buf.id = 0;  // store into the read-only first param
+    QVERIFY(verifyLowered(bad2).find("read-only") != std::string::npos);
+    LoweredKernel bad3 = lk;
+    LStmt f;
+    f.kind = LStmtKind::If;
+    f.body.push_back(LStmt{});
+    f.body.back().kind = LStmtKind::Barrier;
+    bad3.launches[0].body.push_back(f);
+    QVERIFY(verifyLowered(bad3).find("barrier") != std::string::npos);
+  }
+
+  void outOfBoundsIsAnError() {
+    const KernelCase c = loweringCases()[0];
+    LoweredKernel lk = lowerKernel(c.kernel);
+    lk.launches[0].global[0] += 3;  // items past the end, no guards
+    std::vector<HostTensor> b = randomBuffers(c.kernel, 1);
+    QVERIFY_THROWS_EXCEPTION(Error, runLowered(lk, b));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLowering)
+#include "test_lowering.moc"
