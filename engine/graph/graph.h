@@ -76,6 +76,11 @@ class Graph {
 
   // "%3 = add(%1, %2) : f32[2, 3]" per class, alternatives indented under it.
   std::string dump() const;
+  // The whole graph (nodes, classes, leaves with constant data) as JSON, and back. fromJson
+  // throws ks::Error(Parse) naming what is wrong.
+  std::string toJson() const;
+  static Graph fromJson(const std::string& text);
+
   // Graphviz DOT: one cluster per e-class with its e-nodes inside, edges to operand classes.
   // Highlights the nodes in `chosen` (extracted) when given.
   std::string toDot(const std::unordered_set<uint32_t>* chosen = nullptr) const;

@@ -1,0 +1,135 @@
+// Device descriptions, JSON, and resolution of --devices lists.
+#include "engine/devices/device_info.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/devices/openblas_gemm.h"
+
+namespace ks {
+
+const char* deviceKindName(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::Host: return "host";
+    case DeviceKind::OpenCL: return "opencl";
+    case DeviceKind::OpenBlas: return "openblas";
+  }
+  return "?";
+}
+
+void to_json(nlohmann::json& j, const DeviceInfo& d) {
+  j = {{"name", d.name},
+       {"kind", deviceKindName(d.kind)},
+       {"platform", d.platformName},
+       {"platform_index", d.platform},
+       {"device_index", d.index},
+       {"device", d.deviceName},
+       {"vendor", d.vendor},
+       {"driver", d.driver},
+       {"compute_units", d.computeUnits},
+       {"memory_bytes", d.memoryBytes},
+       {"max_work_group_size", d.maxWorkGroupSize},
+       {"local_mem_bytes", d.localMemBytes},
+       {"fp64", d.fp64},
+       {"fingerprint", d.fingerprint},
+       {"can_run", d.canRun},
+       {"peak_gbs", d.peakGBs},
+       {"peak_gflops", d.peakGflops}};
+}
+
+void from_json(const nlohmann::json& j, DeviceInfo& d) {
+  d.name = j.at("name").get<std::string>();
+  const std::string kind = j.at("kind").get<std::string>();
+  d.kind = kind == "opencl" ? DeviceKind::OpenCL : kind == "openblas" ? DeviceKind::OpenBlas : DeviceKind::Host;
+  d.platformName = j.value("platform", "");
+  d.platform = j.value("platform_index", -1);
+  d.index = j.value("device_index", -1);
+  d.deviceName = j.value("device", "");
+  d.vendor = j.value("vendor", "");
+  d.driver = j.value("driver", "");
+  d.computeUnits = j.value("compute_units", 0);
+  d.memoryBytes = j.value("memory_bytes", uint64_t{0});
+  d.maxWorkGroupSize = j.value("max_work_group_size", uint64_t{0});
+  d.localMemBytes = j.value("local_mem_bytes", uint64_t{0});
+  d.fp64 = j.value("fp64", false);
+  d.fingerprint = j.value("fingerprint", "");
+  d.canRun = j.value("can_run", "");
+  d.peakGBs = j.value("peak_gbs", 0.0);
+  d.peakGflops = j.value("peak_gflops", 0.0);
+}
+
+DeviceInfo hostDeviceInfo() {
+  DeviceInfo d;
+  d.name = "host";
+  d.kind = DeviceKind::Host;
+  d.deviceName = "reference executor";
+  d.vendor = "kernelscope";
+  d.driver = "1";
+  d.computeUnits = 1;
+  d.fp64 = true;
+  d.fingerprint = "host|reference|1";
+  d.canRun = "every op, node by node (the oracle; a plan device only when named alone)";
+  return d;
+}
+
+DeviceInfo openblasDeviceInfo() {
+  DeviceInfo d;
+  d.name = "openblas";
+  d.kind = DeviceKind::OpenBlas;
+  d.deviceName = "cblas_sgemm";
+  d.vendor = "OpenBLAS";
+  d.driver = openblasConfig();
+  d.computeUnits = static_cast<int>(std::thread::hardware_concurrency());
+  d.fingerprint = "openblas|" + d.driver;
+  d.canRun = "f32 (batched, transposed) matmuls, AOT only: a helper to the compiling devices";
+  return d;
+}
+
+std::vector<DeviceInfo> selectDevices(const std::string& spec, const std::vector<DeviceInfo>& found) {
+  std::vector<DeviceInfo> out;
+  auto add = [&](const DeviceInfo& d) {
+    for (auto& o : out)
+      if (o.name == d.name) return;
+    out.push_back(d);
+  };
+  if (spec.empty() || spec == "all") {
+    for (auto& d : found)
+      if (d.compiles()) add(d);
+    if (out.empty())
+      throw Error(ErrorCode::Device, "no OpenCL device was found (is an ICD such as pocl-opencl-icd installed?); "
+                                     "use --devices host to run the reference executor");
+    for (auto& d : found)
+      if (d.aotOnly()) add(d);
+    return out;
+  }
+  std::stringstream ss(spec);
+  std::string name;
+  while (std::getline(ss, name, ',')) {
+    if (name.empty()) continue;
+    bool ok = false;
+    for (auto& d : found)
+      if (d.name == name) {
+        add(d);
+        ok = true;
+      }
+    if (!ok) {
+      std::string known;
+      for (auto& d : found) known += (known.empty() ? "" : ", ") + d.name;
+      throw Error(ErrorCode::Usage, "unknown device '" + name + "' (found: " + known + ")");
+    }
+  }
+  bool host = false, compiling = false;
+  for (auto& d : out) {
+    host = host || d.kind == DeviceKind::Host;
+    compiling = compiling || d.compiles();
+  }
+  if (host && out.size() > 1)
+    throw Error(ErrorCode::Usage, "host is the reference executor: name it alone (--devices host) or leave it out");
+  if (!host && !compiling)
+    throw Error(ErrorCode::Usage, "openblas only runs matmuls: add a device that compiles kernels (an opencl:P:D)");
+  return out;
+}
+
+}  // namespace ks

@@ -1,0 +1,81 @@
+// Session: one program and the whole pipeline run on it stage by stage (so a GUI can stop after
+// any stage), with the CompileTrace of every stage and the RunRecords of every run. Saves to and
+// loads from one versioned JSON file (.kss.json); a loaded session needs no device.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/devices/device_info.h"
+#include "engine/kernel/schedule.h"
+#include "engine/program/program.h"
+#include "engine/session/compile_trace.h"
+#include "engine/session/progress.h"
+
+namespace ks {
+
+class DeviceRuntime;  // live OpenCL/OpenBLAS state; absent in a loaded session
+
+struct SessionOptions {
+  std::string devices = "all";     // --devices list (see selectDevices)
+  TuneLevel tune = TuneLevel::Quick;
+  int budgetCount = 0;             // max schedules measured per kernel and device (0: the level's default)
+  double budgetSeconds = 0;        // max wall time per kernel and device (0: the level's default)
+  std::string cache;               // tuning cache: "" default file, "none" in memory, or a path
+  uint64_t seed = 0;               // random inputs
+};
+
+class Session {
+ public:
+  explicit Session(Program program, SessionOptions options = {});
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  const Program& program() const { return program_; }
+  const Graph& graph() const { return program_.graph; }
+  const SessionOptions& options() const { return options_; }
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
+  const CompileTrace& trace() const { return trace_; }
+  const std::vector<RunRecord>& runs() const { return runs_; }
+  Stage stage() const { return stage_; }
+  bool hasStage(Stage s) const { return reached_ && s <= stage_; }
+  bool live() const { return runtime_ != nullptr; }  // false for a session loaded from a file
+
+  // Runs the stages up to and including `s` that have not run yet. Throws ks::Error; a
+  // cancelled stage throws Error(Cancelled) and leaves the session at the previous stage.
+  void runTo(Stage s, const Progress& progress = {});
+  // Compiles if needed, executes the plan, optionally checks every output against `host`.
+  const RunRecord& run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
+                       const Progress& progress = {});
+
+  // Lowered IR and OpenCL C of a kernel under a schedule (needs no device).
+  std::string kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered = nullptr) const;
+
+  void save(const std::string& path) const;
+  static Session load(const std::string& path);  // throws ks::Error naming the file and the problem
+  std::string toJson() const;
+  static Session fromJson(const std::string& text, const std::string& file = "");
+
+ private:
+  Session() = default;
+  void match();
+  void kernelize();
+  void tune(const Progress& progress);
+  void extract();
+  void plan();
+  void snapshot(Stage s);
+
+  Program program_;
+  SessionOptions options_;
+  std::vector<DeviceInfo> devices_;  // the selection; Kernel/ToDevice nodes index this list
+  std::vector<uint32_t> poolOf_;     // device index -> memory pool (0 = host memory)
+  CompileTrace trace_;
+  std::vector<RunRecord> runs_;
+  Stage stage_ = Stage::Loaded;
+  bool reached_ = false;
+  std::unique_ptr<DeviceRuntime> runtime_;
+};
+
+}  // namespace ks
