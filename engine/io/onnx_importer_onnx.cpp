@@ -247,8 +247,12 @@ std::vector<std::string> onnxModelInputs(const std::string& path) {
   std::set<std::string> inits;
   for (const auto& t : m.graph().initializer()) inits.insert(t.name());
   std::vector<std::string> r;
-  for (const auto& i : m.graph().input())
-    if (!inits.count(i.name())) r.push_back(i.name());
+  for (const auto& i : m.graph().input()) {
+    if (inits.count(i.name())) continue;
+    if (!i.type().has_tensor_type())
+      throw Error(ErrorCode::Unsupported, "input '" + i.name() + "' is not a tensor (sequences, maps and optionals are not supported)", {path});
+    r.push_back(i.name());
+  }
   return r;
 }
 

@@ -64,7 +64,7 @@ double OnnxContext::scalarValue(std::size_t i, const char* what) const {
 }
 
 void OnnxContext::fail(const std::string& msg, ErrorCode code) const {
-  throw Error(code, node.opType + ": " + msg, loc_, node.opType);
+  throw Error(code, msg, loc_, node.opType);
 }
 
 std::optional<DType> onnxDTypeOf(int64_t code) {
@@ -117,7 +117,7 @@ std::vector<std::string> onnxSupportedOps() {
 std::vector<int> onnxShapeOperands(const std::string& op) {
   static const std::map<std::string, std::vector<int>> m = {
       {"Reshape", {1}},   {"Expand", {1}},         {"Tile", {1}},      {"Slice", {1, 2, 3, 4}},
-      {"Pad", {1, 3}},    {"Squeeze", {1}},        {"Unsqueeze", {1}}, {"Split", {1}},
+      {"Pad", {1, 2, 3}},    {"Squeeze", {1}},        {"Unsqueeze", {1}}, {"Split", {1}},
       {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}}, {"OneHot", {1}}, {"CumSum", {1}},
       {"Trilu", {1}},     {"TopK", {1}},           {"Resize", {1, 2, 3}}, {"Upsample", {1}},
       {"ReduceSum", {1}}, {"ReduceMean", {1}},     {"ReduceMax", {1}}, {"ReduceMin", {1}},

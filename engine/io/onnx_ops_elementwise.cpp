@@ -64,6 +64,12 @@ V leakyRelu(OnnxContext& c) {
 }
 V prelu(OnnxContext& c) {
   Value x = c.value(0), s = c.value(1);
+  // Opsets before 7 broadcast a 1-D slope of size C over the channel axis.
+  if (c.node.opset < 7 && s.rank() == 1 && x.rank() > 2 && s.dim(0) == x.dim(1) && s.dim(0) != x.dim(-1)) {
+    std::vector<int64_t> sh(x.rank() - 1, 1);
+    sh[0] = s.dim(0);
+    s = op::reshape(s, sh);
+  }
   return one(op::cast(op::where(op::lt(x, scalarLike(x, 0)), op::mul(x, s), x), x.dtype()));
 }
 V thresholdedRelu(OnnxContext& c) {

@@ -178,9 +178,9 @@ Window windowOf(const OnnxContext& c, const Shape& sp, std::vector<int64_t> kern
 }
 
 // [N, C, *sp] -> [N, C, K, *out]: every kernel offset's strided view, stacked on a new axis.
-Value windows(Value x, const Window& w, double padValue, bool addPads = true) {
+Value windows(Value x, const Window& w, double padValue) {
   const std::size_t n = w.kernel.size();
-  if (addPads) {
+  {
     std::vector<std::pair<int64_t, int64_t>> pp(2 + n, {0, 0});
     for (std::size_t i = 0; i < n; ++i) {
       // Enough right padding for the last window (ceil mode may need more than the pads).
@@ -260,8 +260,10 @@ V convTranspose(OnnxContext& c) {
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       const int64_t target = !outShape.empty() ? outShape[outShape.size() - n + i] : in * s[i];
       const int64_t total = s[i] * (in - 1) + outPad[i] + ke - target;
-      if (autoPad == "SAME_UPPER") pads[i] = total / 2, pads[i + n] = total - total / 2;
-      else pads[i] = total - total / 2, pads[i + n] = total / 2;
+      // Floor division: a negative total (output_shape larger than the full result) grows the end.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      if (autoPad == "SAME_UPPER") pads[i] = half, pads[i + n] = total - half;
+      else pads[i] = total - half, pads[i + n] = half;
     }
   }
   // Transposed conv = conv of the stride-dilated input (zeros between elements), padded by
@@ -309,13 +311,38 @@ V convTranspose(OnnxContext& c) {
   return one(y);
 }
 
+// Max/sum pooling is separable: reduce one spatial axis at a time over its k slices, so a
+// 60x80 window costs 140 slices instead of 4800.
+Value pool(Value x, const Window& w, double padValue, bool isMax, bool addPads = true) {
+  const std::size_t n = w.kernel.size();
+  if (addPads) {
+    std::vector<std::pair<int64_t, int64_t>> pp(2 + n, {0, 0});
+    for (std::size_t i = 0; i < n; ++i) {
+      const int64_t need = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
+      const int64_t have = x.shape()[2 + i] + w.padBegin[i] + w.padEnd[i];
+      pp[2 + i] = {w.padBegin[i], w.padEnd[i] + std::max<int64_t>(0, need - have)};
+    }
+    x = op::pad(x, pp, padValue);
+  }
+  const int r = x.rank();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int axis = static_cast<int>(2 + i);
+    std::vector<Value> parts;
+    for (int64_t k = 0; k < w.kernel[i]; ++k)
+      parts.push_back(op::unsqueeze(stepSlice(x, axis, k * w.dilation[i], w.out[i], w.stride[i]), r));
+    Value st = concatAxis(parts, r);
+    x = isMax ? op::max(st, {r}) : op::cast(op::sum(st, {r}), x.dtype());
+  }
+  return x;
+}
+
 V maxPool(OnnxContext& c) {
   if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty()) c.fail("the Indices output is not supported");
   Value x = c.value(0);
   if (x.rank() < 3) c.fail("input must have rank >= 3", ErrorCode::Shape);
   const Shape sp(x.shape().begin() + 2, x.shape().end());
   Window win = windowOf(c, sp, c.node.attrInts("kernel_shape"), c.node.attrInt("ceil_mode", 0) != 0);
-  return one(op::max(windows(x, win, lowestOf(x.dtype())), {2}));
+  return one(pool(x, win, lowestOf(x.dtype()), true));
 }
 
 V averagePool(OnnxContext& c) {
@@ -324,7 +351,7 @@ V averagePool(OnnxContext& c) {
   const Shape sp(x.shape().begin() + 2, x.shape().end());
   Window win = windowOf(c, sp, c.node.attrInts("kernel_shape"), c.node.attrInt("ceil_mode", 0) != 0);
   const bool includePad = c.node.attrInt("count_include_pad", 0) != 0;
-  Value sum = op::sum(windows(x, win, 0.0), {2});
+  Value sum = pool(x, win, 0.0, false);
   // Divisor per output: windows of a mask that is 1 on data (and on explicit pads when they
   // count), 0 on the extra right padding ceil mode adds.
   const std::size_t n = sp.size();
@@ -350,7 +377,7 @@ V averagePool(OnnxContext& c) {
     }
     mask.setDouble(e, on ? 1.0 : 0.0);
   }
-  Value count = op::sum(windows(c.b.constant(mask), win, 0.0, false), {2});
+  Value count = pool(c.b.constant(mask), win, 0.0, false, false);
   return one(op::cast(op::div(sum, op::cast(count, sum.dtype())), x.dtype()));
 }
 
@@ -375,10 +402,33 @@ Value channelVec(Value v, int rank) {
   return op::reshape(v, s);
 }
 
+// Training mode: normalize with the batch statistics and output the updated running ones.
+V batchNormTraining(OnnxContext& c) {
+  Value x = c.value(0);
+  const int r = x.rank();
+  const double eps = c.node.attrFloat("epsilon", 1e-5), mom = c.node.attrFloat("momentum", 0.9);
+  std::vector<int64_t> axes = {0};
+  for (int i = 2; i < r; ++i) axes.push_back(i);
+  Value m = op::mean(x, axes, true);
+  Value d = op::sub(x, m);
+  Value var = op::mean(op::mul(d, d), axes, true);
+  Value y = op::mul(d, op::rsqrt(op::add(var, scalarLike(var, eps))));
+  y = op::add(op::mul(y, channelVec(c.value(1), r)), channelVec(c.value(2), r));
+  V out{OnnxValue::of(op::cast(y, x.dtype()))};
+  auto running = [&](std::size_t i, Value batch) {
+    Value old = c.value(i);
+    Value b = op::reshape(batch, dims(old.shape()));
+    return OnnxValue::of(op::add(op::mul(old, scalarLike(old, mom)), op::mul(op::cast(b, old.dtype()), scalarLike(old, 1 - mom))));
+  };
+  if (c.node.outputs.size() > 1) out.push_back(running(3, m));
+  if (c.node.outputs.size() > 2) out.push_back(running(4, var));
+  return out;
+}
+
 V batchNorm(OnnxContext& c) {
-  if (c.node.attrInt("training_mode", 0)) c.fail("training_mode=1 is not supported");
+  if (c.node.attrInt("training_mode", 0)) return batchNormTraining(c);
   for (std::size_t i = 1; i < c.node.outputs.size(); ++i)
-    if (!c.node.outputs[i].empty()) c.fail("training outputs (running mean/var) are not supported");
+    if (!c.node.outputs[i].empty()) c.fail("training outputs (running mean/var) need training_mode=1");
   Value x = c.value(0);
   const int r = x.rank();
   const double eps = c.node.attrFloat("epsilon", 1e-5);
