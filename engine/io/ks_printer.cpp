@@ -19,8 +19,9 @@ std::string formatKsNumber(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
-  // "1e+20" would lex fine, but keep integral doubles readable as floats: "3" -> "3.0" only when
-  // the caller needs a float; here the value alone matters, so leave it.
+  // Integral values get ".0" so they read back as floats: "-0.0" keeps its sign, and "3.0"
+  // says what it is.
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
 

@@ -121,9 +121,13 @@ std::vector<Value> OpCall::tensors(int k) const {
   return r;
 }
 
+// Sizes, axes and amounts beyond 2^48 are never meaningful and could overflow shape arithmetic.
+constexpr int64_t kMaxIntArg = int64_t{1} << 48;
+
 int64_t OpCall::integer(int k) const {
   const OpArg& a = args_.at(k);
   if (a.kind != OpArg::Kind::Int) fail(k, "an int");
+  if (a.i > kMaxIntArg || a.i < -kMaxIntArg) fail(k, "an int of magnitude at most 2^48");
   return a.i;
 }
 
@@ -152,11 +156,12 @@ bool OpCall::boolean(int k) const {
 
 std::vector<int64_t> OpCall::ints(int k) const {
   const OpArg& a = args_.at(k);
-  if (a.kind == OpArg::Kind::Int) return {a.i};
+  if (a.kind == OpArg::Kind::Int) return {integer(k)};
   if (a.kind != OpArg::Kind::List) fail(k, "a list of ints");
   std::vector<int64_t> r;
   for (const OpArg& e : a.list) {
     if (e.kind != OpArg::Kind::Int) fail(k, "a list of ints");
+    if (e.i > kMaxIntArg || e.i < -kMaxIntArg) fail(k, "ints of magnitude at most 2^48");
     r.push_back(e.i);
   }
   return r;
@@ -170,6 +175,8 @@ std::vector<std::pair<int64_t, int64_t>> OpCall::pairs(int k) const {
     if (e.kind != OpArg::Kind::List || e.list.size() != 2 || e.list[0].kind != OpArg::Kind::Int ||
         e.list[1].kind != OpArg::Kind::Int)
       fail(k, "a list of [before, after] pairs");
+    for (const OpArg& v : e.list)
+      if (v.i > kMaxIntArg || v.i < -kMaxIntArg) fail(k, "pads of magnitude at most 2^48");
     r.emplace_back(e.list[0].i, e.list[1].i);
   }
   return r;
@@ -398,6 +405,14 @@ std::vector<Value> OpRegistry::call(const OpInfo& op, ProgramBuilder& b, std::ve
     OpCall c(op, b, std::move(bound), where);
     std::vector<Value> r = op.fn(c);
     b.setLocation(saved);
+    for (const Value& v : r) {
+      // Bounded inputs can still ask for absurd results (expand to 10^24 elements): refuse here,
+      // before any later stage multiplies such a shape out.
+      double elems = 1.0;
+      for (Dim d : v.shape()) elems *= static_cast<double>(d);
+      if (elems > static_cast<double>(int64_t{1} << 48))
+        throw Error(ErrorCode::Shape, "result shape " + shapeStr(v.shape()) + " has more than 2^48 elements", where, op.name);
+    }
     return r;
   } catch (const Error& e) {
     b.setLocation(saved);
@@ -474,7 +489,7 @@ OpRegistry::OpRegistry() {
   };
   static const U unaries[] = {
       {"neg(x: tensor)", "-x", op::neg},
-      {"abs(x: tensor)", "|x|", op::abs},
+      {"abs(x: tensor)", "absolute value", op::abs},
       {"exp(x: tensor)", "e^x (ints and bool promote to f32)", op::exp},
       {"exp2(x: tensor)", "2^x", op::exp2},
       {"log(x: tensor)", "natural logarithm", op::log},
