@@ -3,9 +3,17 @@
 // and trace replay on samples and on seeded random programs.
 #include <QtTest>
 
+#include <cmath>
+#include <unordered_map>
+
+#include "engine/devices/host_executor.h"
 #include "engine/kernelizer/kernelizer.h"
 #include "engine/kernelizer/random_program.h"
 #include "engine/program/builder.h"
+#if __has_include("engine/kernel/interpreter.h")
+#include "engine/kernel/interpreter.h"
+#define KS_HAVE_INTERPRETER 1
+#endif
 
 using namespace ks;
 
@@ -46,6 +54,56 @@ void checkReplay(const KernelizeResult& r) {
                      "live\n" + QString::fromStdString(traceStateStr(live))));
   for (std::size_t i = 0; i < r.trace.steps.size(); ++i) QCOMPARE(r.trace.steps[i].index, static_cast<int32_t>(i));
 }
+
+#ifdef KS_HAVE_INTERPRETER
+// Runs the fused kernels with the IR interpreter in dependency order (a kernel runs once every
+// class it loads is in memory) and compares the outputs with the host executor on the graph.
+QString numericMismatch(const Program& p, const KernelizeResult& r, uint64_t seed) {
+  const std::vector<HostTensor> leaves = bindLeaves(p, {}, seed);
+  const std::vector<HostTensor> expected = HostExecutor::run(p.graph, p.outputClasses(), leaves);
+  std::unordered_map<ClassId, HostTensor> mem;
+  for (std::size_t i = 0; i < leaves.size(); ++i) mem[p.graph.leafClass(static_cast<uint32_t>(i))] = leaves[i];
+  std::vector<bool> done(r.kernels.size(), false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t ki = 0; ki < r.kernels.size(); ++ki) {
+      const FusedKernel& k = r.kernels[ki];
+      if (done[ki] || !std::all_of(k.loads.begin(), k.loads.end(), [&](ClassId c) { return mem.count(c); })) continue;
+      std::vector<HostTensor> buffers;
+      std::size_t li = 0;
+      std::vector<int32_t> params = k.kernel.params();
+      for (int32_t pi : params) {
+        const KOp& o = k.kernel.at(pi);
+        buffers.push_back(o.paramKind() == ParamKind::Read ? mem.at(k.loads[li++]) : HostTensor(o.dtype, o.shape));
+      }
+      runKernel(k.kernel, buffers);
+      const std::vector<int32_t> storeOps = k.kernel.storeOps();
+      for (std::size_t si = 0; si < storeOps.size(); ++si) {
+        const int32_t param = k.kernel.at(storeOps[si]).src[0];
+        const auto pos = std::find(params.begin(), params.end(), param) - params.begin();
+        mem[k.stores[si]] = buffers[static_cast<std::size_t>(pos)];
+      }
+      done[ki] = progress = true;
+    }
+  }
+  for (std::size_t oi = 0; oi < p.outputs.size(); ++oi) {
+    const ClassId c = p.outputs[oi].cls;
+    if (!mem.count(c)) return QString("output %%1 was never stored").arg(c.v);
+    const HostTensor& got = mem.at(c);
+    const HostTensor& want = expected[oi];
+    if (got.numel() != want.numel()) return QString("output %%1 has %2 elements, want %3").arg(c.v).arg(got.numel()).arg(want.numel());
+    for (int64_t e = 0; e < want.numel(); ++e) {
+      const double a = got.getDouble(e), b = want.getDouble(e);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (a == b) continue;
+      // Reductions over several axes run one axis at a time in kernels: a different summation order.
+      if (!(std::fabs(a - b) <= 1e-5 + 1e-4 * std::fabs(b)))
+        return QString("output %%1 element %2: kernels %3, host %4").arg(c.v).arg(e).arg(a, 0, 'g', 9).arg(b, 0, 'g', 9);
+    }
+  }
+  return {};
+}
+#endif
 
 }  // namespace
 
@@ -314,6 +372,39 @@ class TestKernelizer : public QObject {
     qInfo("%d random programs, %d kernels; ops:%s", programs, kernels, qPrintable(dist));
     for (const char* must : {"pad", "flip", "narrow", "where", "reduce", "expand", "permute"})
       QVERIFY2(ops[must] > 0, must);
+  }
+
+  void fusedKernelsComputeTheProgram() {
+#ifndef KS_HAVE_INTERPRETER
+    QSKIP("the kernel IR interpreter has not landed yet");
+#else
+    std::vector<std::pair<QString, Program>> programs;
+    {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {3, 7});
+      b.output("y", op::softmax(x, -1));
+      programs.push_back({"softmax", b.finish()});
+    }
+    {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {4, 6});
+      b.output("y", op::layerNorm(x, b.input("w", DType::F32, {6}), b.input("b", DType::F32, {6})));
+      programs.push_back({"layer_norm", b.finish()});
+    }
+    {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {5, 3});
+      b.output("y", op::relu(op::add(op::matmul(x, b.input("w", DType::F32, {3, 4})), b.input("b", DType::F32, {4}))));
+      programs.push_back({"mlp", b.finish()});
+    }
+    for (uint64_t seed = 1; seed <= 250; ++seed) programs.push_back({QString("random seed %1").arg(seed), randomProgram(seed)});
+    for (const auto& [name, p] : programs) {
+      const KernelizeResult r = kernelizeProgram(p);
+      QVERIFY2(!r.error, qPrintable(name));
+      const QString m = numericMismatch(p, r, 7);
+      QVERIFY2(m.isEmpty(), qPrintable(name + ": " + m + "\n" + QString::fromStdString(p.graph.dump())));
+    }
+#endif
   }
 
   void randomProgramIsDeterministic() {
