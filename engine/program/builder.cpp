@@ -2,6 +2,7 @@
 #include "engine/program/builder.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ks {
 
@@ -266,8 +267,13 @@ Value where(Operand cond, Operand a, Operand b) {
 }
 
 Value clamp(Value x, std::optional<double> lo, std::optional<double> hi) {
-  if (lo) x = maximum(x, Operand(*lo));
-  if (hi) x = minimum(x, Operand(*hi));
+  // An integral bound of an int tensor is an int scalar (keeps the dtype, as torch.clamp(x, -2, 3)).
+  auto bound = [&](double v) {
+    if (!isFloat(x.dtype()) && std::trunc(v) == v) return Operand(static_cast<int64_t>(v));
+    return Operand(v);
+  };
+  if (lo) x = maximum(x, bound(*lo));
+  if (hi) x = minimum(x, bound(*hi));
   return x;
 }
 
