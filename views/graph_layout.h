@@ -25,8 +25,8 @@ struct GraphLayout {
 };
 
 // Layouts are bounded: beyond this many nodes or edges the graph must be shown collapsed.
-inline constexpr int kMaxLayoutNodes = 3000;
-inline constexpr int kMaxLayoutEdges = 8000;
+inline constexpr int kMaxLayoutNodes = 2000;
+inline constexpr int kMaxLayoutEdges = 5000;
 
 // Lays out `m` top to bottom with dot. Throws ks::Error (Unsupported without Graphviz, Usage
 // when the model exceeds the bounds, Internal when Graphviz fails). Layout thread only.

@@ -1,0 +1,149 @@
+// EGraphView: builds the model from the program's graph and keeps the side panel on the selection.
+#include "views/egraph_view.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "views/graph_view.h"
+
+namespace ks {
+
+EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  graph_ = new GraphView(split);
+  auto* side = new QWidget(split);
+  auto* sideLayout = new QVBoxLayout(side);
+  sideLayout->setContentsMargins(4, 4, 4, 4);
+  header_ = new QLabel(tr("Select an e-class or e-node."), side);
+  header_->setWordWrap(true);
+  details_ = new QTreeWidget(side);
+  details_->setColumnCount(3);
+  details_->setHeaderLabels({tr("e-node"), tr("cost"), tr("why")});
+  details_->setRootIsDecorated(false);
+  details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  details_->setToolTip(tr("The e-nodes of the selected class; the extracted one is marked, with its cost "
+                          "and the alternatives it beat."));
+  sideLayout->addWidget(header_);
+  sideLayout->addWidget(details_);
+  split->addWidget(graph_);
+  split->addWidget(side);
+  split->setStretchFactor(0, 4);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+  connect(graph_, &GraphView::nodeSelected, this, &EGraphView::onNodeSelected);
+  connect(graph_, &GraphView::clusterSelected, this, [this](int cluster) {
+    const uint32_t cls = graph_->model().clusters[cluster].key;
+    showClass(cls);
+    Selection s = context_ ? context_->selection() : Selection{};
+    s.eclass = cls;
+    if (context_) context_->select(s, this);
+  });
+  connect(graph_, &GraphView::layoutFinished, this, [this] {
+    if (pendingClass_) {
+      const uint32_t c = *pendingClass_;
+      pendingClass_.reset();
+      Selection s;
+      s.eclass = c;
+      selectionChanged(s);
+    }
+  });
+}
+
+void EGraphView::sessionLoaded(const SessionSnapshot& s) { showGraph(s.program, s.extraction); }
+
+void EGraphView::sessionClosed() {
+  program_.reset();
+  graph_->clear();
+  details_->clear();
+  header_->setText(tr("Nothing loaded."));
+}
+
+void EGraphView::showGraph(std::shared_ptr<const Program> program, const ExtractionChoice& extraction) {
+  program_ = std::move(program);
+  extraction_ = extraction;
+  details_->clear();
+  if (!program_) {
+    graph_->clear();
+    return;
+  }
+  EGraphModelOptions opt;
+  opt.extraction = &extraction_;
+  opt.outputs = program_->outputClasses();
+  graph_->setModel(buildEGraphModel(program_->graph, opt));
+  header_->setText(tr("%1: %2 e-classes, %3 e-nodes")
+                       .arg(QString::fromStdString(program_->name))
+                       .arg(program_->graph.classCount())
+                       .arg(program_->graph.nodeCount()));
+}
+
+void EGraphView::onNodeSelected(int node) {
+  if (!program_) return;
+  const uint32_t cls = program_->graph.classOf(NodeId(graph_->model().nodes[node].key)).v;
+  showClass(cls);
+  if (!context_) return;
+  Selection s = context_->selection();
+  s.eclass = cls;
+  context_->select(s, this);
+}
+
+int EGraphView::showClass(uint32_t cls) {
+  details_->clear();
+  if (!program_ || cls >= program_->graph.classCount()) return 0;
+  const Graph& g = program_->graph;
+  const EClass& ec = g.eclass(ClassId(cls));
+  header_->setText(tr("e-class %%1: %2%3, %4 e-node(s)")
+                       .arg(cls)
+                       .arg(QString::fromStdString(std::string(dtypeName(ec.dtype))))
+                       .arg(QString::fromStdString(shapeStr(ec.shape)))
+                       .arg(ec.nodes.size()));
+  auto chosen = extraction_.chosenNode.find(cls);
+  auto reason = extraction_.reason.find(cls);
+  for (NodeId n : ec.nodes) {
+    auto* item = new QTreeWidgetItem(details_);
+    item->setText(0, QString("#%1 %2").arg(n.v).arg(QString::fromStdString(g.node(n).label())));
+    auto cost = extraction_.nodeCostNs.find(n.v);
+    if (cost != extraction_.nodeCostNs.end()) item->setText(1, QString::number(cost->second / 1e3, 'f', 2) + " us");
+    const bool isChosen = chosen != extraction_.chosenNode.end() && chosen->second == n.v;
+    if (isChosen) {
+      item->setText(2, reason != extraction_.reason.end() ? QString::fromStdString(reason->second) : tr("chosen: lowest cost"));
+      QFont f = item->font(0);
+      f.setBold(true);
+      for (int c = 0; c < 3; ++c) item->setFont(c, f);
+      item->setForeground(0, QColor("#d9480f"));
+    } else if (chosen != extraction_.chosenNode.end()) {
+      item->setText(2, tr("alternative"));
+    }
+    item->setToolTip(0, enodeLabel(g, n, &extraction_));
+  }
+  return static_cast<int>(ec.nodes.size());
+}
+
+void EGraphView::selectionChanged(const Selection& s) {
+  if (!program_ || !s.eclass) return;
+  const uint32_t cls = *s.eclass;
+  if (cls >= program_->graph.classCount()) return;
+  showClass(cls);
+  if (graph_->isBusy()) {
+    pendingClass_ = cls;
+    return;
+  }
+  const uint32_t first = program_->graph.eclass(ClassId(cls)).nodes.front().v;
+  if (graph_->selectKey(first)) return;
+  // Hidden in a collapsed group: expand that group, then select once it is laid out.
+  for (int i = 0; i < static_cast<int>(graph_->model().nodes.size()); ++i) {
+    if (graph_->model().nodes[i].key != first) continue;
+    const int grp = graph_->model().groupOfNode(i);
+    if (grp >= 0 && !graph_->isExpanded(grp)) {
+      pendingClass_ = cls;
+      graph_->expandGroup(grp);
+    }
+    break;
+  }
+}
+
+}  // namespace ks

@@ -1,0 +1,43 @@
+// The e-graph view: e-classes as clusters with their e-nodes, edges to operand classes, and a side
+// panel for the selected class (its nodes, the extracted choice, costs and alternatives).
+#pragma once
+#include <QWidget>
+
+#include "views/egraph_model.h"
+#include "views/session_view.h"
+
+class QTreeWidget;
+class QLabel;
+
+namespace ks {
+
+class GraphView;
+
+class EGraphView : public QWidget, public SessionView {
+  Q_OBJECT
+ public:
+  explicit EGraphView(SessionContext* context, QWidget* parent = nullptr);
+
+  void sessionLoaded(const SessionSnapshot& s) override;
+  void sessionClosed() override;
+  void selectionChanged(const Selection& s) override;
+
+  // Shows a graph directly (tests, and the stand-alone use before a Session exists).
+  void showGraph(std::shared_ptr<const Program> program, const ExtractionChoice& extraction);
+  GraphView* graphView() const { return graph_; }
+  QTreeWidget* detailsPanel() const { return details_; }
+  // Fills the side panel for one class; returns the number of e-nodes listed.
+  int showClass(uint32_t cls);
+
+ private:
+  void onNodeSelected(int node);
+  SessionContext* context_;
+  GraphView* graph_;
+  QTreeWidget* details_;
+  QLabel* header_;
+  std::shared_ptr<const Program> program_;
+  ExtractionChoice extraction_;
+  std::optional<uint32_t> pendingClass_;
+};
+
+}  // namespace ks
