@@ -97,6 +97,7 @@ const onnxops::Table& table() {
     onnxops::addElementwise(r);
     onnxops::addTensor(r);
     onnxops::addNn(r);
+    onnxops::addResize(r);
     return r;
   }();
   return t;

@@ -11,6 +11,7 @@ using Table = std::map<std::string, OnnxLowering>;
 void addElementwise(Table& t);  // onnx_ops_elementwise.cpp
 void addTensor(Table& t);       // onnx_ops_tensor.cpp: shapes, movement, gathers, constants
 void addNn(Table& t);           // onnx_ops_nn.cpp: matmul, conv, pools, norms, reductions, losses
+void addResize(Table& t);       // onnx_ops_resize.cpp: Resize, Upsample
 
 inline std::vector<OnnxValue> one(Value v) { return {OnnxValue::of(v)}; }
 inline std::vector<OnnxValue> one(HostTensor t) { return {OnnxValue::of(std::move(t))}; }
