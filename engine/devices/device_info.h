@@ -33,6 +33,9 @@ struct DeviceInfo {
 void to_json(nlohmann::json& j, const DeviceInfo& d);
 void from_json(const nlohmann::json& j, DeviceInfo& d);
 
+DeviceInfo hostDeviceInfo();
+DeviceInfo openblasDeviceInfo();
+
 // Every device found: host first, then every OpenCL device of every platform, then openblas.
 // OpenCL problems (no ICD, no platform) give no OpenCL devices, not an error.
 std::vector<DeviceInfo> discoverDevices();

@@ -31,6 +31,21 @@ struct Search {
     const uint32_t from = it == choice.end() ? 0 : producerPool(g, it->second, dev);
     return from == dev.poolOf.at(n.device) ? 0.0 : n.timeNs;
   }
+  // A kernel reads its operands from its own pool: each operand's chosen producer (a leaf lives in
+  // host memory) must leave the value there. ToDevice nodes are how values change pools.
+  bool poolsMatch(const Node& n, const std::unordered_map<ClassId, NodeId>& choice) const {
+    if (n.kind != NodeKind::Kernel) return true;
+    const uint32_t pool = dev.poolOf.at(n.device);
+    for (ClassId in : n.in) {
+      if (g.isLeaf(in)) {
+        if (pool != 0) return false;
+        continue;
+      }
+      auto it = choice.find(in);
+      if (it != choice.end() && producerPool(g, it->second, dev) != pool) return false;
+    }
+    return true;
+  }
   // DAG cost of a full choice: walk from the outputs, count each chosen node once.
   double evaluate(const std::unordered_map<ClassId, NodeId>& choice) const {
     std::unordered_set<uint32_t> seenClass, seenNode;
@@ -44,6 +59,7 @@ struct Search {
       auto it = choice.find(c);
       if (it == choice.end() || !it->second.valid()) return kInf;
       const Node& n = g.node(it->second);
+      if (!poolsMatch(n, choice)) return kInf;
       if (seenNode.insert(it->second.v).second) total += ownCost(n, choice);
       for (ClassId in : n.in) stack.push_back(in);
     }
@@ -78,7 +94,7 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
       const Node& n = g.node(nid);
       if (!isProducer(n) || !s.deviceOk(n)) continue;
       AlternativeCost a{nid, s.ownCost(n, choice), 0, true};
-      double sum = a.ownNs;
+      double sum = s.poolsMatch(n, choice) ? a.ownNs : kInf;
       for (ClassId in : n.in) {
         auto it = tree.find(in);
         sum += it == tree.end() ? kInf : it->second;

@@ -13,6 +13,7 @@ struct KernelEntry {
   uint32_t fused = 0;     // Fused: index of the fused kernel in the session
   uint32_t device = 0;    // device index in the session's device list
   std::string schedule;   // Fused: the winning schedule (Schedule::str())
+  std::string scheduleJson;  // Fused: the same schedule as Schedule::toJson() text
   GemmSpec gemm;          // Gemm
   double timeNs = 0;      // measured median
   double flops = 0;

@@ -40,7 +40,7 @@ struct KernelRecord {
 // One schedule of one kernel on one device, as measured.
 struct TuneMeasurement {
   uint32_t kernel = 0, device = 0;
-  std::string schedule;
+  std::string schedule;  // Schedule::str()
   std::string status;  // "ok", "build error", "launch error", "too slow", "skipped", "wrong result"
   double ns = 0;
   std::string reason;

@@ -76,6 +76,7 @@ class Session {
   Stage stage_ = Stage::Loaded;
   bool reached_ = false;
   std::unique_ptr<DeviceRuntime> runtime_;
+  std::unique_ptr<Graph> preAotGraph_;  // the graph before AOT kernels joined it (kernelize pass 0)
 };
 
 }  // namespace ks

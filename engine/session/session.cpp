@@ -1,0 +1,360 @@
+// The pipeline, stage by stage: match AOT kernels, kernelize, autotune, extract, plan, run.
+#include "engine/session/session.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "engine/codegen/opencl_emitter.h"
+#include "engine/core/tolerance.h"
+#include "engine/devices/host_executor.h"
+#include "engine/devices/openblas_gemm.h"
+#include "engine/kernel/lowering.h"
+#include "engine/session/device_runtime.h"
+#include "engine/session/executor.h"
+#include "engine/tune/autotuner.h"
+
+namespace ks {
+
+const char* stageName(Stage s) {
+  switch (s) {
+    case Stage::Loaded: return "loaded";
+    case Stage::Matched: return "matched";
+    case Stage::Kernelized: return "kernelized";
+    case Stage::Tuned: return "tuned";
+    case Stage::Extracted: return "extracted";
+    case Stage::Planned: return "planned";
+  }
+  return "?";
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+bool hostOnly(const std::vector<DeviceInfo>& d) { return d.size() == 1 && d[0].kind == DeviceKind::Host; }
+
+DeviceLimits limitsOf(const DeviceInfo& d) {
+  DeviceLimits l;
+  if (d.maxWorkGroupSize) l.maxWorkGroupSize = static_cast<int64_t>(d.maxWorkGroupSize);
+  if (d.localMemBytes) l.localMemBytes = static_cast<int64_t>(d.localMemBytes);
+  l.computeUnits = std::max(1, d.computeUnits);
+  l.fp64 = d.fp64;
+  return l;
+}
+
+int64_t bytesOf(const Graph& g, ClassId c) { return numel(g.shape(c)) * static_cast<int64_t>(dtypeSize(g.dtype(c))); }
+}  // namespace
+
+Session::Session(Program program, SessionOptions options) : program_(std::move(program)), options_(std::move(options)) {
+  const std::vector<DeviceInfo> found =
+      options_.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices();
+  devices_ = selectDevices(options_.devices, found);
+  poolOf_ = memoryPools(devices_);
+  if (!hostOnly(devices_)) runtime_ = std::make_unique<DeviceRuntime>(devices_, options_.cache, trace_.warnings);
+  trace_.tuneLevel = tuneLevelName(options_.tune);
+  snapshot(Stage::Loaded);
+  reached_ = true;
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+void Session::snapshot(Stage s) {
+  trace_.snapshots.push_back({s, static_cast<uint32_t>(program_.graph.classCount()), static_cast<uint32_t>(program_.graph.nodeCount())});
+}
+
+void Session::runTo(Stage target, const Progress& progress) {
+  if (!live() && target > stage_)
+    throw Error(ErrorCode::Usage, "this session was loaded from a file: it can be viewed but not compiled further");
+  while (stage_ < target) {
+    const Stage next = static_cast<Stage>(static_cast<int>(stage_) + 1);
+    const auto t0 = Clock::now();
+    progress.check(stageName(next));
+    progress.report(0, std::string("stage: ") + stageName(next));
+    switch (next) {
+      case Stage::Matched: match(); break;
+      case Stage::Kernelized: kernelize(); break;
+      case Stage::Tuned: tune(progress); break;
+      case Stage::Extracted: extract(); break;
+      case Stage::Planned: plan(); break;
+      case Stage::Loaded: break;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    trace_.stageTimes.push_back({next, ms});
+    trace_.compileMs += ms;
+    stage_ = next;
+    snapshot(next);
+  }
+}
+
+// ---------------------------------------------------------------- match
+void Session::match() {
+  if (hostOnly(devices_)) return;
+  preAotGraph_ = std::make_unique<Graph>(program_.graph);
+  uint32_t blas = UINT32_MAX;
+  for (std::size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i].kind == DeviceKind::OpenBlas) blas = static_cast<uint32_t>(i);
+  if (blas == UINT32_MAX) return;
+  trace_.matches = findMatmuls(program_.graph, program_.outputClasses());
+  for (const MatmulMatch& m : trace_.matches) {
+    KernelEntry e;
+    e.kind = KernelEntry::Kind::Gemm;
+    e.device = blas;
+    e.gemm = m.spec;
+    e.timeNs = timeGemm(m.spec);
+    e.flops = m.spec.flops();
+    e.bytes = m.spec.bytes();
+    Node n;
+    n.kind = NodeKind::Kernel;
+    n.in = {m.a, m.b};
+    n.out = {m.out};
+    n.device = blas;
+    n.ref = static_cast<uint32_t>(trace_.entries.size());
+    n.timeNs = e.timeNs;
+    trace_.entries.push_back(e);
+    program_.graph.addAlternative(m.out, n);
+  }
+}
+
+// ---------------------------------------------------------------- kernelize
+void Session::kernelize() {
+  if (hostOnly(devices_)) return;
+  const auto outputs = program_.outputClasses();
+  // Pass 0 on the graph as the program built it: what the Fusion view steps through.
+  trace_.fusion = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
+  if (trace_.fusion.error) throw *trace_.fusion.error;
+  std::set<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>> seen;
+  auto addKernels = [&](const std::vector<FusedKernel>& ks, int pass) {
+    for (const FusedKernel& f : ks) {
+      std::vector<uint32_t> loads, stores;
+      for (ClassId c : f.loads) loads.push_back(c.v);
+      for (ClassId c : f.stores) stores.push_back(c.v);
+      if (!seen.insert({f.kernel.hash(), loads, stores}).second) continue;
+      KernelRecord r;
+      r.fused = f;
+      r.name = "k" + std::to_string(trace_.kernels.size()) + " " + f.kernel.name();
+      r.flops = f.kernel.flops();
+      r.bytes = f.kernel.bytesMoved();
+      r.pass = pass;
+      trace_.kernels.push_back(std::move(r));
+    }
+  };
+  addKernels(trace_.fusion.kernels, 0);
+  // Pass 1: the gaps between AOT kernels, when there are any.
+  if (!trace_.matches.empty()) {
+    KernelizeResult aot = ks::kernelize(program_.graph, outputs);
+    if (aot.error) throw *aot.error;
+    addKernels(aot.kernels, 1);
+  }
+  preAotGraph_.reset();
+}
+
+// ---------------------------------------------------------------- tune
+void Session::tune(const Progress& progress) {
+  if (hostOnly(devices_)) return;
+  Graph& g = program_.graph;
+  const TuneBudget budget = [&] {
+    TuneBudget b = defaultBudget(options_.tune);
+    if (options_.budgetCount > 0) b.maxCandidates = options_.budgetCount;
+    if (options_.budgetSeconds > 0) b.maxSeconds = options_.budgetSeconds;
+    return b;
+  }();
+  Autotuner tuner(runtime_->cache(), options_.tune, budget);
+  struct Pending {
+    uint32_t entry;
+    const FusedKernel* fused;
+  };
+  std::vector<Pending> pending;
+  for (uint32_t d = 0; d < devices_.size(); ++d) {
+    if (!devices_[d].compiles()) continue;
+    auto winners = tuner.tuneDevice(runtime_->opencl(d), d, trace_.kernels, progress, trace_.measurements,
+                                    trace_.searches);
+    progress.check("autotune");
+    for (uint32_t k = 0; k < winners.size(); ++k) {
+      if (!winners[k]) continue;
+      KernelEntry e;
+      e.kind = KernelEntry::Kind::Fused;
+      e.fused = k;
+      e.device = d;
+      e.schedule = winners[k]->schedule.str();
+      e.scheduleJson = winners[k]->schedule.toJson().dump();
+      e.timeNs = std::max(winners[k]->ns, 1.0);
+      e.flops = trace_.kernels[k].flops;
+      e.bytes = trace_.kernels[k].bytes;
+      runtime_->compiled[{k, d}] = std::move(winners[k]->compiled);
+      pending.push_back({static_cast<uint32_t>(trace_.entries.size()), &trace_.kernels[k].fused});
+      trace_.entries.push_back(e);
+    }
+  }
+  // Memory ops: where a kernel may read a value produced in another pool, it reads a ToDevice
+  // class instead (a copy whose cost is the measured transfer time; free when the producer
+  // extraction picks is in the same pool).
+  // GEMM entries were made in match(), one per match and in the same order.
+  std::map<uint32_t, std::set<uint32_t>> producerPools;
+  for (std::size_t i = 0; i < trace_.matches.size(); ++i)
+    producerPools[trace_.matches[i].out.v].insert(poolOf_[trace_.entries[i].device]);
+  for (const Pending& p : pending)
+    for (ClassId c : p.fused->stores) producerPools[c.v].insert(poolOf_[trace_.entries[p.entry].device]);
+  auto operandFor = [&](ClassId x, uint32_t device) -> ClassId {
+    const uint32_t pool = poolOf_[device];
+    if (g.isLeaf(x)) {
+      if (pool == 0) return x;
+      return g.addToDevice(x, device, runtime_->transferNs(0, pool, bytesOf(g, x)));
+    }
+    const auto& pools = producerPools[x.v];
+    if (pools.size() == 1 && *pools.begin() == pool) return x;
+    uint32_t from = 0;
+    for (uint32_t q : pools)
+      if (q != pool) from = q;
+    return g.addToDevice(x, device, runtime_->transferNs(from, pool, bytesOf(g, x)));
+  };
+  for (const Pending& p : pending) {
+    const KernelEntry& e = trace_.entries[p.entry];
+    Node n;
+    n.kind = NodeKind::Kernel;
+    for (ClassId l : p.fused->loads) n.in.push_back(operandFor(l, e.device));
+    n.out = p.fused->stores;
+    n.device = e.device;
+    n.ref = p.entry;
+    n.timeNs = e.timeNs;
+    const NodeId id = g.addAlternative(p.fused->stores.front(), n);
+    for (ClassId s : p.fused->stores) g.attachNode(s, id);
+  }
+  // GEMMs read host memory: a version with copied operands where they may come from a device.
+  for (uint32_t i = 0; i < trace_.matches.size(); ++i) {
+    const MatmulMatch& m = trace_.matches[i];
+    const KernelEntry& e = trace_.entries[i];
+    Node n;
+    n.kind = NodeKind::Kernel;
+    n.in = {operandFor(m.a, e.device), operandFor(m.b, e.device)};
+    if (n.in[0] == m.a && n.in[1] == m.b) continue;
+    n.out = {m.out};
+    n.device = e.device;
+    n.ref = i;
+    n.timeNs = e.timeNs;
+    g.addAlternative(m.out, n);
+  }
+}
+
+// ---------------------------------------------------------------- extract / plan
+void Session::extract() {
+  if (hostOnly(devices_)) return;
+  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
+  trace_.extraction = ks::extract(program_.graph, program_.outputClasses(), d);
+}
+
+void Session::plan() {
+  if (hostOnly(devices_)) return;
+  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
+  std::vector<std::string> names;
+  for (auto& dev : devices_) names.push_back(dev.name);
+  trace_.plan = buildPlan(program_.graph, program_.outputClasses(), trace_.extraction, trace_.entries, d, names);
+  uint64_t key = program_.cacheKey();
+  for (auto& n : names)
+    for (char ch : n) key = (key ^ static_cast<uint64_t>(ch)) * 1099511628211ull;
+  trace_.plan.key = key;
+}
+
+// ---------------------------------------------------------------- run
+const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
+                              const Progress& progress) {
+  if (!live() && !hostOnly(devices_))
+    throw Error(ErrorCode::Usage, "this session was loaded from a file: it has no devices to run on");
+  runTo(Stage::Planned, progress);
+  const std::vector<HostTensor> leaves = bindLeaves(program_, inputs, options_.seed);
+  const auto outputs = program_.outputClasses();
+  RunRecord rec;
+  for (auto& d : devices_) rec.devices.push_back(d.name);
+  std::vector<HostTensor> values;
+  std::vector<HostTensor> reference;
+  if (hostOnly(devices_)) {
+    const auto t0 = Clock::now();
+    values = HostExecutor::run(program_.graph, outputs, leaves);
+    StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
+    t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+    rec.totalNs = t.ns;
+    rec.steps.push_back(t);
+  } else {
+    ExecutionInput in{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_, leaves};
+    values = executePlan(in, *runtime_, progress, rec);
+  }
+  if (verify) {
+    progress.report(1.0, "verifying against host");
+    reference = HostExecutor::run(program_.graph, outputs, leaves);
+    rec.verified = true;
+  }
+  // Terms per output value for the tolerance: the largest reduction on the output's path.
+  auto terms = [&](ClassId c) {
+    int64_t t = 1;
+    for (ClassId k : program_.graph.topoOrder({c})) {
+      const Node& n = program_.graph.structural(k);
+      if (n.kind != NodeKind::Reduce) continue;
+      int64_t r = 1;
+      for (int64_t a : n.attr) r *= program_.graph.shape(n.in[0])[a];
+      t = std::max(t, r);
+    }
+    return t;
+  };
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    OutputValue o;
+    o.name = program_.outputs[i].name;
+    o.value = values[i];
+    const int64_t n = o.value.numel();
+    double sum = 0;
+    o.min = INFINITY;
+    o.max = -INFINITY;
+    for (int64_t e = 0; e < n; ++e) {
+      const double v = o.value.getDouble(e);
+      o.min = std::min(o.min, v);
+      o.max = std::max(o.max, v);
+      sum += v;
+    }
+    o.mean = n ? sum / n : 0;
+    if (n == 0) o.min = o.max = 0;
+    if (verify) {
+      o.verified = true;
+      o.mismatch = compareWithTolerance(values[i], reference[i], terms(outputs[i]));
+      o.maxAbsError = maxAbsDifference(values[i], reference[i]);
+      rec.verifyPassed = rec.verifyPassed && o.mismatch.empty();
+    }
+    rec.outputs.push_back(std::move(o));
+  }
+  runs_.push_back(std::move(rec));
+  return runs_.back();
+}
+
+std::string Session::kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered) const {
+  const Kernel& k = trace_.kernels.at(kernel).fused.kernel;
+  Schedule s;
+  DeviceLimits limits;
+  bool found = schedule.empty() || schedule == "default";
+  auto pick = [&](const std::string& json, uint32_t device) {
+    s = Schedule::fromJson(nlohmann::json::parse(json));
+    limits = limitsOf(devices_.at(device));
+    found = true;
+  };
+  for (const KernelEntry& e : trace_.entries)
+    if (!found && e.kind == KernelEntry::Kind::Fused && e.fused == kernel && e.schedule == schedule) pick(e.scheduleJson, e.device);
+  if (!found) {
+    // Any measured schedule: re-enumerate and match by its text.
+    for (std::size_t d = 0; d < devices_.size() && !found; ++d) {
+      if (!devices_[d].compiles()) continue;
+      for (const Schedule& c : enumerateSchedules(k, limitsOf(devices_[d]), TuneLevel::Full))
+        if (c.str() == schedule) {
+          s = c;
+          limits = limitsOf(devices_[d]);
+          found = true;
+          break;
+        }
+    }
+  }
+  if (!found) throw Error(ErrorCode::Usage, "kernel " + std::to_string(kernel) + " has no schedule '" + schedule + "'");
+  const LoweredKernel lk = lowerKernel(k, s, limits);
+  if (lowered) *lowered = lk.print();
+  return emitOpenCL(lk, "k" + std::to_string(kernel));
+}
+
+}  // namespace ks

@@ -1,0 +1,51 @@
+// The autotuner: for each fused kernel on one OpenCL device, enumerate schedules, build every
+// candidate as one OpenCL program, time each (warm-up, repeats, median of device time), check each
+// against the default schedule's result, keep every measurement with its status, and say why the
+// search stopped. Finished searches go to the tuning cache, so a warm re-compile measures nothing.
+#pragma once
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/devices/opencl_device.h"
+#include "engine/kernel/schedule.h"
+#include "engine/session/compile_trace.h"
+#include "engine/session/progress.h"
+#include "engine/tune/tuning_cache.h"
+
+namespace ks {
+
+struct TuneBudget {
+  int maxCandidates = 8;     // schedules measured per kernel and device
+  double maxSeconds = 10.0;  // wall time per kernel and device (builds included)
+  int warmup = 1;
+  int repeats = 5;
+};
+TuneBudget defaultBudget(TuneLevel level);
+const char* tuneLevelName(TuneLevel level);  // "none", "quick", "full"
+
+struct TunedKernel {
+  Schedule schedule;
+  double ns = 0;
+  OpenCLKernel compiled;  // the winner, built and ready to launch
+};
+
+class Autotuner {
+ public:
+  Autotuner(TuningCache& cache, TuneLevel level, TuneBudget budget);
+
+  // Tunes every kernel on one device. Appends to `measurements` and `searches` (device index
+  // `deviceIndex`); returns the winner per kernel (nullopt when no schedule works: the reason is
+  // in the search's stopReason). Throws Error(Cancelled) within ~200 ms of a cancel request.
+  std::vector<std::optional<TunedKernel>> tuneDevice(const std::shared_ptr<OpenCLDevice>& device, uint32_t deviceIndex,
+                                                     const std::vector<KernelRecord>& kernels, const Progress& progress,
+                                                     std::vector<TuneMeasurement>& measurements,
+                                                     std::vector<TuneSearch>& searches);
+
+ private:
+  TuningCache& cache_;
+  TuneLevel level_;
+  TuneBudget budget_;
+};
+
+}  // namespace ks
