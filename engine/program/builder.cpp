@@ -211,7 +211,11 @@ Value floor(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Floor)
 Value ceil(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Ceil) : x; }
 Value round(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Round) : x; }
 Value sign(Value x) { return x.dtype() == DType::Bool ? x : unaryPrim(x, UnaryOp::Sign); }
-Value square(Value x) { return mul(x, x); }
+Value square(Value x) {
+  // torch.square is pow(x, 2): an int scalar exponent makes a bool tensor i64.
+  if (x.dtype() == DType::Bool) x = cast(x, DType::I64);
+  return mul(x, x);
+}
 Value logicalNot(Value x) { return unaryPrim(cast(x, DType::Bool), UnaryOp::Not); }
 Value isnan(Value x) {
   if (!isFloat(x.dtype())) return ne(x, x);  // ints and bool are never NaN: all false

@@ -528,6 +528,76 @@ case("mse", [rand("f32", [3, 4]), rand("f32", [3, 4])], F.mse_loss, k=12, name="
 case("mse", [rand("f32", [2, 3]), rand("f32", [3])], lambda a, b: torch.mean((a - b) ** 2), k=6, name="mse_broadcast")
 case("mse", [rand("i32", [4]), rand("i32", [4])], lambda a, b: torch.mean(((a - b) ** 2).float()), name="mse_i32")
 
+# ---------------------------------------------------------------- more dtype classes and wrapping
+# Float functions of ints and bool promote to f32; ops PyTorch does not define for a dtype are
+# skipped by case().
+for op, fn in float_unary.items():
+    for dt in ("i16", "u8", "bool"):
+        case(op, [rand(dt, [4], positive=True)], fn, name=f"{op}_{dt}_more")
+for op, fn, args in (("leaky_relu", lambda x: F.leaky_relu(x.float(), 0.1), {"alpha": 0.1}),
+                     ("elu", lambda x: F.elu(x.float(), 1.0), {"alpha": 1.0}),
+                     ("gelu", lambda x: F.gelu(x.float()), {"tanh": False}),
+                     ("softplus", lambda x: F.softplus(x.float(), 1.0, 20.0), {"beta": 1.0, "threshold": 20.0}),
+                     ("silu", lambda x: F.silu(x.float()), {})):
+    for dt in ("i32", "u8", "bool"):
+        case(op, [rand(dt, [5])], fn, args, name=f"{op}_{dt}_promotes")
+# two's-complement wrapping of the integer dtypes
+case("add", [torch.tensor([100, -100, 127], dtype=torch.int8), torch.tensor([100, -100, 1], dtype=torch.int8)],
+     torch.add, name="add_i8_wraps")
+case("mul", [torch.tensor([200, 16, 255], dtype=torch.uint8), torch.tensor([2, 16, 255], dtype=torch.uint8)],
+     torch.mul, name="mul_u8_wraps")
+case("sub", [torch.tensor([1, 0], dtype=torch.uint8), torch.tensor([2, 255], dtype=torch.uint8)], torch.sub,
+     name="sub_u8_wraps")
+case("mul", [torch.tensor([65536, -2147483648, 123456789], dtype=torch.int32),
+             torch.tensor([65536, -1, 100], dtype=torch.int32)], torch.mul, name="mul_i32_wraps")
+case("neg", [torch.tensor([-2147483648, 5], dtype=torch.int32)], torch.neg, name="neg_i32_min_wraps")
+case("sum", [torch.tensor([2147483647, 2147483647, 10], dtype=torch.int32)], lambda x: torch.sum(x),
+     {"axes": [], "keepdim": False}, name="sum_i32_widens_to_i64")
+case("pow", [torch.tensor([3, 2, -2], dtype=torch.int8), torch.tensor([5, 7, 7], dtype=torch.int8)], torch.pow,
+     name="pow_i8_wraps")
+# movement ops in every class
+for dt in ("i32", "u8", "bool", "f16"):
+    x = rand(dt, [1, 4, 3])
+    case("narrow", [x], lambda x: x.narrow(1, 1, 2), {"axis": 1, "start": 1, "len": 2}, name=f"narrow_{dt}")
+    case("squeeze", [x], lambda x: x.squeeze(0), {"axes": [0]}, name=f"squeeze_{dt}")
+    case("unsqueeze", [x], lambda x: x.unsqueeze(0), {"axis": 0}, name=f"unsqueeze_{dt}")
+    case("flatten", [x], lambda x: torch.flatten(x, 0, 1), {"start": 0, "end": 1}, name=f"flatten_{dt}")
+    case("chunk", [x], lambda x: torch.chunk(x, 2, 1), {"chunks": 2, "axis": 1}, name=f"chunk_{dt}")
+    case("slice", [x], lambda x: torch.flip(x, (2,))[:, :, ::2], {"axis": -1, "start": None, "stop": None, "step": -2},
+         name=f"slice_neg_step_{dt}")
+    case("pad", [x], lambda x: F.pad(x.double(), (0, 0, 1, 2), value=0).to(x.dtype), {"pads": [[0, 0], [1, 2]], "value": 0.0},
+         name=f"pad_zero_{dt}")
+# composites on integer dtypes (reference in float64 / int64, then the dtype Kernelscope promises)
+case("matmul", [rand("u8", [2, 3]), rand("u8", [3, 2])], lambda a, b: (a.long() @ b.long()).to(torch.uint8),
+     name="matmul_u8_wraps_like_u8")
+case("matmul", [rand("i8", [3]), rand("i8", [3, 2])], lambda a, b: (a.long() @ b.long()).to(torch.int8), name="matmul_i8_vec")
+case("linear", [rand("i32", [2, 3]), rand("i32", [3, 2]), rand("i32", [2])], lambda x, w, b: x @ w + b, name="linear_i32")
+case("conv2d", [rand("i32", [1, 2, 4, 4]), rand("i32", [2, 2, 2, 2])],
+     lambda x, w: F.conv2d(x.double(), w.double()).to(torch.int32),
+     {"stride": [1, 1], "padding": [0, 0], "dilation": [1, 1], "groups": 1, "bias": False}, name="conv2d_i32")
+case("max_pool2d", [rand("u8", [1, 1, 4, 4])], lambda x: F.max_pool2d(x.float(), 2, 2, 1).to(torch.uint8),
+     {"kernel": [2, 2], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1]}, name="max_pool2d_u8_padded")
+case("max_pool2d", [rand("i8", [1, 1, 3, 3])], lambda x: F.max_pool2d(x.float(), 2, 1, 1).to(torch.int8),
+     {"kernel": [2, 2], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 1]}, name="max_pool2d_i8_padded")
+case("max_pool2d", [rand("bool", [1, 1, 4, 4])], lambda x: F.max_pool2d(x.float(), 2).bool(),
+     {"kernel": [2, 2], "stride": [], "padding": [0, 0], "dilation": [1, 1]}, name="max_pool2d_bool")
+case("avg_pool2d", [rand("i32", [1, 1, 4, 4])], lambda x: F.avg_pool2d(x.float(), 2),
+     {"kernel": [2, 2], "stride": [], "padding": [0, 0], "count_include_pad": True}, name="avg_pool2d_i32_promotes")
+for op, fn in (("softmax", F.softmax), ("log_softmax", F.log_softmax)):
+    for dt in ("u8", "bool"):
+        case(op, [rand(dt, [2, 3])], lambda x, f=fn: f(x.float(), dim=-1), {"axis": -1}, name=f"{op}_{dt}_promotes")
+case("layer_norm", [rand("i32", [2, 4])], lambda x: F.layer_norm(x.float(), [4]),
+     {"dims": 1, "eps": 1e-5, "weight": False, "bias": False}, name="layer_norm_i32_promotes")
+for dt in ("u8", "bool"):
+    case("embedding", [torch.tensor([1, 0, 1], dtype=torch.int64), rand(dt, [2, 3])], lambda i, t: t[i],
+         name=f"embedding_table_{dt}", cls=CLS[dt])
+    case("var", [rand(dt, [2, 4])], lambda x: torch.var(x.float(), dim=1), {"axes": [1], "correction": 1.0, "keepdim": False},
+         name=f"var_{dt}_promotes")
+    case("clamp", [rand("u8", [6])], lambda x: torch.clamp(x, 2, 5), {"lo": 2, "hi": 5}, name="clamp_u8")
+case("where", [rand("bool", [3]), rand("u8", [3]), rand("i8", [3])], torch.where, cls="unsigned", name="where_u8_i8_promote")
+case("mse", [rand("bool", [4]), rand("bool", [4])], lambda a, b: torch.mean((a.float() - b.float()) ** 2), name="mse_bool",
+     cls="bool")
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_cases.json")
 with open(out, "w") as f:
     json.dump({"generator": "tests/data/gen_op_cases.py", "torch": torch.__version__, "numpy": np.__version__,
