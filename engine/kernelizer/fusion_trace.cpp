@@ -168,11 +168,15 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g
       const std::vector<uint32_t> path = pathClasses(*g, from, to);
       if (path.empty()) continue;
       for (const FusionStep& st : steps) {
-        if (st.action != FusionAction::StoreClass || !has(path, st.subject) || st.subject == to.v) continue;
+        const bool cut = st.action == FusionAction::StoreClass ||
+                         ((st.action == FusionAction::NewLoadKernel || st.action == FusionAction::Split) &&
+                          st.rule != "reload-stored" && st.rule != "leaf" && st.rule != "region-input");
+        if (!cut || !has(path, st.subject) || st.subject == to.v) continue;
         r.step = st.index;
         r.rule = st.rule;
         r.text = "%" + std::to_string(st.subject) + " lies on the data path from %" + std::to_string(from.v) + " to %" +
-                 std::to_string(to.v) + " and was stored at " + stepStr(st) + "; the consumers after it load it";
+                 std::to_string(to.v) + " and was " + (st.action == FusionAction::StoreClass ? "stored" : "given a fresh loader") + " at " + stepStr(st) +
+                 "; the consumers after it load it";
         return r;
       }
     }

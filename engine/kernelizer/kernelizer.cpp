@@ -387,7 +387,8 @@ Kernelizer::Slot Kernelizer::addStore(ClassId c, Slot s, const Why& why) {
     }
     return fresh;
   }
-  if (!contains(w.loads, c)) {
+  const bool alreadyInMemory = contains(w.loads, c);
+  if (!alreadyInMemory) {
     const KOp& v = w.k.at(s.op);
     const int32_t p = w.k.param(ParamKind::ReadWrite, v.dtype, v.shape);
     w.k.store(p, s.op);
@@ -400,10 +401,13 @@ Kernelizer::Slot Kernelizer::addStore(ClassId c, Slot s, const Why& why) {
     fail("output count", cls(c) + " has " + std::to_string(copies) + " output slots in " + kname(s.kid) +
                              " but reference count " + std::to_string(rc) + " when stored");
   w.outputs.erase(std::remove(w.outputs.begin(), w.outputs.end(), c), w.outputs.end());
-  record(FusionAction::StoreClass, why, {s.kid}, c);
+  if (!alreadyInMemory) record(FusionAction::StoreClass, why, {s.kid}, c);
   if (rc == 0) return s;
-  const Slot fresh = newLoadKernel(c, rc, FusionAction::NewLoadKernel,
-                                   {"reload-stored", "the remaining consumers of " + cls(c) + " load the stored value"});
+  // A class the kernel only loads is in memory already: its consumers just get a fresh loader.
+  const Slot fresh = newLoadKernel(
+      c, rc, FusionAction::NewLoadKernel,
+      alreadyInMemory ? Why{why.rule, why.reason + " (" + cls(c) + " is already in memory: fresh loader)"}
+                      : Why{"reload-stored", "the remaining consumers of " + cls(c) + " load the stored value"});
   visited_[c] = fresh;
   return fresh;
 }

@@ -149,9 +149,15 @@ Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std
          return r.chance(50) ? op::where(cond, x, y) : op::where(cond, scalarOperand(), x);
        }},
       {"cast", [&] { return op::cast(op::cast(operand(), DType::I32), DType::F32); }},
+      {"constant_tensor", [&] {
+         // A constant broadcast to a tensor: movement of a replayed scalar gets a kernel of its own.
+         Value x = operand();
+         if (x.rank() == 0) return Value();
+         return op::mul(x, op::broadcastTo(b.scalar(static_cast<double>(r.range(1, 9)) / 2.0, DType::F32), x.shape()));
+       }},
       {"contiguous", [&] { return op::contiguous(operand()); }},
   };
-  static constexpr int weights[] = {14, 14, 8, 12, 7, 7, 8, 8, 6, 6, 8, 2, 2};
+  static constexpr int weights[] = {14, 14, 8, 12, 7, 7, 8, 8, 6, 6, 8, 2, 2, 2};
 
   const int target = static_cast<int>(r.range(o.minOps, std::max(o.minOps, o.maxOps)));
   int made = 0;
@@ -171,11 +177,19 @@ Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std
     }
   }
   if (pool.size() == firstComputed) pool.push_back(op::neg(pool.front()));
-  b.output("y", pool.back());
-  if (pool.size() > firstComputed + 1 && r.chance(40)) {
+  // Outputs: the last value, plus up to two other values nothing consumes (so that few ops are
+  // dead code), plus sometimes an intermediate value that also has consumers.
+  std::vector<bool> used(b.graph().classCount(), false);
+  for (std::size_t c = 0; c < b.graph().classCount(); ++c)
+    for (ClassId x : b.graph().structural(ClassId(static_cast<uint32_t>(c))).in) used[x.v] = true;
+  std::vector<Value> outs{pool.back()};
+  for (std::size_t i = pool.size() - 1; i-- > firstComputed && outs.size() < 3;)
+    if (!used[pool[i].id().v]) outs.push_back(pool[i]);
+  if (pool.size() > firstComputed + 1 && r.chance(30)) {
     const Value extra = pool[static_cast<std::size_t>(r.range(static_cast<int64_t>(firstComputed), static_cast<int64_t>(pool.size()) - 2))];
-    b.output("z", extra);
+    if (std::find_if(outs.begin(), outs.end(), [&](const Value& v) { return v.id() == extra.id(); }) == outs.end()) outs.push_back(extra);
   }
+  for (std::size_t i = 0; i < outs.size(); ++i) b.output(i == 0 ? "y" : "y" + std::to_string(i), outs[i]);
   return b.finish();
 }
 

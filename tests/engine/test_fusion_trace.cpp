@@ -41,6 +41,7 @@ class TestFusionTrace : public QObject {
     for (uint64_t seed = 300; seed < 360; ++seed) {
       const Program p = randomProgram(seed);
       const KernelizeResult r = kernelize(p.graph, p.outputClasses());
+      if (qEnvironmentVariableIntValue("KS_DUMP_SEED") == static_cast<int>(seed)) dump("random", p, r);
       QVERIFY(!r.error);
       TraceState s;
       for (const FusionStep& st : r.trace.steps) {

@@ -346,7 +346,7 @@ class TestKernelizer : public QObject {
   }
 
   void randomProgramsReplayAndInvariants() {
-    std::map<std::string, int> ops;
+    std::map<std::string, int> ops, rules;
     int kernels = 0, programs = 0;
     for (uint64_t seed = 1; seed <= 250; ++seed) {
       const Program p = randomProgram(seed, {}, &ops);
@@ -366,10 +366,13 @@ class TestKernelizer : public QObject {
       }
       kernels += static_cast<int>(r.kernels.size());
       ++programs;
+      for (const FusionStep& st : r.trace.steps) ++rules[st.rule];
     }
     QString dist;
     for (const auto& [name, n] : ops) dist += QString(" %1=%2").arg(QString::fromStdString(name)).arg(n);
-    qInfo("%d random programs, %d kernels; ops:%s", programs, kernels, qPrintable(dist));
+    QString ruleDist;
+    for (const auto& [name, n] : rules) ruleDist += QString(" %1=%2").arg(QString::fromStdString(name)).arg(n);
+    qInfo("%d random programs, %d kernels; ops:%s; rules:%s", programs, kernels, qPrintable(dist), qPrintable(ruleDist));
     for (const char* must : {"pad", "flip", "narrow", "where", "reduce", "expand", "permute"})
       QVERIFY2(ops[must] > 0, must);
   }
