@@ -1,5 +1,6 @@
 // Numeric cases for every program-builder op, run on the host reference executor and compared with
 // values PyTorch/NumPy computed (tests/data/op_cases.json, made by tests/data/gen_op_cases.py).
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -373,6 +374,238 @@ class TestOps : public QObject {
       }
     }
     ++coverage_[opName][c["cls"].get<std::string>()];
+  }
+
+  // ---- the host executor's own semantics, hand-worked (primitives the builder does not reach)
+
+  void hostF16RoundsHalfToEvenOnStore() {
+    Graph g;
+    const ClassId a = g.addLeaf({"a", LeafKind::Input, DType::F16, {3}, nullptr});
+    const ClassId b = g.addLeaf({"b", LeafKind::Input, DType::F16, {3}, nullptr});
+    Node n;
+    n.kind = NodeKind::Binary;
+    n.op = static_cast<uint8_t>(BinaryOp::Add);
+    n.in = {a, b};
+    const ClassId sum = g.add(n);
+    HostTensor ta(DType::F16, {3}), tb(DType::F16, {3});
+    const double av[] = {1.0, 2048.0, 1.0}, bv[] = {std::ldexp(1.0, -11), 1.0, 3 * std::ldexp(1.0, -11)};
+    for (int i = 0; i < 3; ++i) {
+      ta.setDouble(i, av[i]);
+      tb.setDouble(i, bv[i]);
+    }
+    const HostTensor r = HostExecutor::run(g, {sum}, {ta, tb})[0];
+    QCOMPARE(r.dtype(), DType::F16);
+    QCOMPARE(r.getDouble(0), 1.0);                            // 1 + 2^-11: tie, even is 1
+    QCOMPARE(r.getDouble(1), 2048.0);                         // 2049: tie between 2048 and 2050
+    QCOMPARE(r.getDouble(2), 1.0 + std::ldexp(1.0, -9));      // tie, even is 1 + 2^-9
+  }
+
+  void hostSumAccumulatesInFloatSequentially() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4});
+    HostTensor t(DType::F32, {4});
+    const double v[] = {1e8, 1.0, -1e8, 1.0};
+    for (int i = 0; i < 4; ++i) t.setDouble(i, v[i]);
+    // float: (1e8 + 1) rounds to 1e8, minus 1e8 is 0, plus 1 is 1 (a double accumulator gives 2)
+    QCOMPARE(HostExecutor::run(b.graph(), {op::sum(x).id()}, {t})[0].getDouble(0), 1.0);
+    Value e = b.input("e", DType::F32, {2, 0});
+    HostTensor te(DType::F32, {2, 0});
+    const auto empty = HostExecutor::run(b.graph(), {op::sum(e, {1}).id(), op::prod(e, {1}).id()}, {t, te});
+    QCOMPARE(empty[0].getDouble(1), 0.0);  // empty sum
+    QCOMPARE(empty[1].getDouble(1), 1.0);  // empty product
+  }
+
+  void hostMovementViewsCompose() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::I32, {6});
+    HostTensor t(DType::I32, {6});
+    for (int i = 0; i < 6; ++i) t.setInt(i, i + 1);
+    Value fl = op::narrow(op::flip(x, {0}), 0, 1, 3);                   // [5, 4, 3]
+    Value pd = op::pad(x, {{-1, 2}}, 9.0);                               // [2, 3, 4, 5, 6, 9, 9]
+    Value tr = op::reshape(op::transpose(op::reshape(x, {2, 3})), {6});  // [1, 4, 2, 5, 3, 6]
+    Value ex = op::sum(op::expand(op::reshape(fl, {3, 1}), {3, 4}), {1});  // [20, 16, 12]
+    Value id = op::contiguous(tr);
+    const auto r = HostExecutor::run(b.graph(), {fl.id(), pd.id(), tr.id(), ex.id(), id.id()}, {t});
+    auto ints = [](const HostTensor& h) {
+      std::vector<int64_t> v;
+      for (int64_t i = 0; i < h.numel(); ++i) v.push_back(h.getInt(i));
+      return v;
+    };
+    QCOMPARE(ints(r[0]), (std::vector<int64_t>{5, 4, 3}));
+    QCOMPARE(ints(r[1]), (std::vector<int64_t>{2, 3, 4, 5, 6, 9, 9}));
+    QCOMPARE(ints(r[2]), (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
+    QCOMPARE(ints(r[3]), (std::vector<int64_t>{20, 16, 12}));
+    QCOMPARE(ints(r[4]), ints(r[2]));
+  }
+
+  void hostCastsBitcastsAndIntEdges() {
+    Graph g;
+    const ClassId f = g.addLeaf({"f", LeafKind::Input, DType::F32, {4}, nullptr});
+    const ClassId i = g.addLeaf({"i", LeafKind::Input, DType::I32, {4}, nullptr});
+    auto unaryNode = [&](NodeKind k, ClassId x, DType t) {
+      Node n;
+      n.kind = k;
+      n.in = {x};
+      n.dtype = t;
+      return g.add(n);
+    };
+    auto binaryNode = [&](BinaryOp op, ClassId x, ClassId y) {
+      Node n;
+      n.kind = NodeKind::Binary;
+      n.op = static_cast<uint8_t>(op);
+      n.in = {x, y};
+      return g.add(n);
+    };
+    const ClassId bits = unaryNode(NodeKind::Bitcast, f, DType::I32);
+    const ClassId sat = unaryNode(NodeKind::Cast, f, DType::U8);
+    const ClassId asBool = unaryNode(NodeKind::Cast, f, DType::Bool);
+    const ClassId zero = g.addConst(Scalar::ofInt(DType::I32, 0));
+    const ClassId divZero = binaryNode(BinaryOp::Div, i, zero);
+    const ClassId modZero = binaryNode(BinaryOp::Mod, i, zero);
+    const ClassId minusOne = g.addConst(Scalar::ofInt(DType::I32, -1));
+    const ClassId divMinusOne = binaryNode(BinaryOp::Div, i, minusOne);
+    const ClassId negPow = binaryNode(BinaryOp::Pow, i, minusOne);
+    HostTensor tf(DType::F32, {4}), ti(DType::I32, {4});
+    const double fv[] = {1.0, -0.0, 300.0, std::nan("")};
+    const int64_t iv[] = {7, -2147483648LL, 1, -1};
+    for (int k = 0; k < 4; ++k) {
+      tf.setDouble(k, fv[k]);
+      ti.setInt(k, iv[k]);
+    }
+    const auto r = HostExecutor::run(g, {bits, sat, asBool, divZero, modZero, divMinusOne, negPow}, {tf, ti});
+    QCOMPARE(r[0].getInt(0), int64_t{0x3f800000});      // bits of 1.0f
+    QCOMPARE(r[0].getInt(1), int64_t{-2147483648LL});   // bits of -0.0f
+    QCOMPARE(r[1].getInt(2), int64_t{255});             // float -> u8 saturates
+    QCOMPARE(r[1].getInt(1), int64_t{0});
+    QCOMPARE(r[1].getInt(3), int64_t{0});               // NaN -> 0
+    QCOMPARE(r[2].getInt(3), int64_t{1});               // NaN -> true
+    QCOMPARE(r[2].getInt(1), int64_t{0});               // -0.0 -> false
+    for (int k = 0; k < 4; ++k) {
+      QCOMPARE(r[3].getInt(k), int64_t{0});  // x / 0 = 0 (documented)
+      QCOMPARE(r[4].getInt(k), int64_t{0});  // x mod 0 = 0
+    }
+    QCOMPARE(r[5].getInt(1), int64_t{-2147483648LL});  // INT_MIN / -1 wraps
+    QCOMPARE(r[5].getInt(0), int64_t{-7});
+    QCOMPARE(r[6].getInt(0), int64_t{0});   // 7^-1 = 0
+    QCOMPARE(r[6].getInt(2), int64_t{1});   // 1^-1 = 1
+    QCOMPARE(r[6].getInt(3), int64_t{-1});  // (-1)^-1 = -1
+  }
+
+  void hostIgnoresAlternativesAndRejectsBadOutputs() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {2});
+    Value y = op::mul(x, 3.0);
+    Node k;
+    k.kind = NodeKind::Kernel;
+    k.in = {x.id()};
+    k.out = {y.id()};
+    b.graph().addAlternative(y.id(), k);
+    const ClassId moved = b.graph().addToDevice(y.id(), 1, 10.0);
+    HostTensor t(DType::F32, {2});
+    t.setDouble(0, 1.5);
+    t.setDouble(1, -2.0);
+    const auto r = HostExecutor::run(b.graph(), {moved}, {t});
+    QCOMPARE(r[0].getDouble(0), 4.5);
+    QCOMPARE(r[0].getDouble(1), -6.0);
+    QVERIFY_THROWS_EXCEPTION(Error, HostExecutor::run(b.graph(), {ClassId(9999)}, {t}));
+  }
+
+  // Matmul at realistic K against a plain double loop (independent of the builder's lowering).
+  void largeMatmulAgainstNaiveLoop_data() {
+    QTest::addColumn<QString>("aShape");
+    QTest::addColumn<QString>("bShape");
+    QTest::newRow("3x64x256 @ 256x48") << "3,64,256" << "256,48";
+    QTest::newRow("2x1x8x1024 @ 3x1024x4 (batch broadcast)") << "2,1,8,1024" << "3,1024,4";
+    QTest::newRow("512 @ 512x8 (vector)") << "512" << "512,8";
+  }
+  void largeMatmulAgainstNaiveLoop() {
+    QFETCH(QString, aShape);
+    QFETCH(QString, bShape);
+    auto parse = [](const QString& s) {
+      Shape r;
+      for (const QString& p : s.split(',')) r.push_back(p.toLongLong());
+      return r;
+    };
+    const Shape sa = parse(aShape), sb = parse(bShape);
+    ProgramBuilder b;
+    Value a = b.input("a", DType::F32, sa), w = b.input("b", DType::F32, sb);
+    Value y = op::matmul(a, w);
+    uint64_t state = 12345;
+    auto fill = [&](HostTensor& t) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        t.setDouble(i, static_cast<double>((state >> 40) % 2001) / 1000.0 - 1.0);
+      }
+    };
+    HostTensor ta(DType::F32, sa), tb(DType::F32, sb);
+    fill(ta);
+    fill(tb);
+    const HostTensor r = HostExecutor::run(b.graph(), {y.id()}, {ta, tb})[0];
+    // Reference: NumPy matmul semantics written out with explicit batch broadcasting.
+    Shape a2 = sa, b2 = sb;
+    const bool aVec = a2.size() == 1, bVec = b2.size() == 1;
+    if (aVec) a2.insert(a2.begin(), 1);
+    if (bVec) b2.push_back(1);
+    const int64_t m = a2[a2.size() - 2], k = a2.back(), n = b2.back();
+    const Shape ba(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
+    const Shape batch = broadcastShapes(ba, bb, "test");
+    const int64_t nb = numel(batch);
+    QCOMPARE(r.numel(), nb * m * n);
+    auto batchOffset = [&](const Shape& own, int64_t flat) {  // broadcast index into own batch dims
+      int64_t off = 0, stride = 1;
+      for (int d = static_cast<int>(batch.size()) - 1, o = static_cast<int>(own.size()) - 1; d >= 0; --d, --o) {
+        const int64_t idx = flat % batch[d];
+        flat /= batch[d];
+        if (o >= 0) {
+          if (own[o] != 1) off += idx * stride;
+          stride *= own[o];
+        }
+      }
+      return off;
+    };
+    const double rel = 1e-4 * std::max(1.0, std::sqrt(static_cast<double>(k)) / 4.0);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+      const int64_t oa = batchOffset(ba, bi) * m * k, ob = batchOffset(bb, bi) * k * n;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int64_t q = 0; q < k; ++q) acc += ta.getDouble(oa + i * k + q) * tb.getDouble(ob + q * n + j);
+          const double got = r.getDouble((bi * m + i) * n + j);
+          if (std::fabs(got - acc) > 1e-5 + rel * std::fabs(acc))
+            QFAIL(("batch " + std::to_string(bi) + " (" + std::to_string(i) + ", " + std::to_string(j) + "): got " +
+                   std::to_string(got) + ", expected " + std::to_string(acc)).c_str());
+        }
+    }
+  }
+
+  // A 128x256 pre-norm transformer block: the oracle must stay fast enough for every later suite.
+  void transformerBlockRunsQuickly() {
+    ProgramBuilder b;
+    const int64_t t = 128, d = 256, heads = 4, dh = d / heads;
+    Value x = b.input("x", DType::F32, {t, d});
+    auto param = [&](const char* name, Shape s, uint64_t seed) {
+      return b.param(name, DType::F32, s, {ParamInit::Kind::Normal, 0.0, 0.05, seed, nullptr});
+    };
+    Value wq = param("wq", {d, d}, 1), wk = param("wk", {d, d}, 2), wv = param("wv", {d, d}, 3), wo = param("wo", {d, d}, 4);
+    Value w1 = param("w1", {d, 4 * d}, 5), w2 = param("w2", {4 * d, d}, 6);
+    auto headsOf = [&](Value v) { return op::permute(op::reshape(v, {t, heads, dh}), {1, 0, 2}); };
+    Value h = op::layerNorm(x, std::nullopt, std::nullopt);
+    Value att = op::scaledDotProductAttention(headsOf(op::matmul(h, wq)), headsOf(op::matmul(h, wk)),
+                                              headsOf(op::matmul(h, wv)), true);
+    Value merged = op::reshape(op::permute(att, {1, 0, 2}), {t, d});
+    Value h2 = op::add(x, op::matmul(merged, wo));
+    Value y = op::add(h2, op::matmul(op::gelu(op::matmul(op::layerNorm(h2, std::nullopt, std::nullopt), w1)), w2));
+    b.output("y", y);
+    Program p = b.finish();
+    const auto leaves = bindLeaves(p, {}, 7);
+    QElapsedTimer timer;
+    timer.start();
+    const auto r = HostExecutor::run(p.graph, p.outputClasses(), leaves);
+    const qint64 ms = timer.elapsed();
+    std::printf("host executor: 128x256 transformer block in %lld ms\n", static_cast<long long>(ms));
+    QCOMPARE(shapeStr(r[0].shape()), std::string("[128, 256]"));
+    for (int64_t i = 0; i < r[0].numel(); ++i) QVERIFY(std::isfinite(r[0].getDouble(i)));
+    QVERIFY2(ms < 3000, "the host executor is far slower than expected (target: well under a second)");
   }
 
   // The op x dtype-class table of the cases that passed.
