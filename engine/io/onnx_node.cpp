@@ -98,6 +98,7 @@ const onnxops::Table& table() {
     onnxops::addTensor(r);
     onnxops::addNn(r);
     onnxops::addResize(r);
+    onnxops::addExtra(r);
     return r;
   }();
   return t;
@@ -124,6 +125,8 @@ std::vector<int> onnxShapeOperands(const std::string& op) {
       {"ReduceSum", {1}}, {"ReduceMean", {1}},     {"ReduceMax", {1}}, {"ReduceMin", {1}},
       {"ReduceProd", {1}}, {"ReduceL1", {1}},      {"ReduceL2", {1}},  {"ReduceLogSum", {1}},
       {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Dropout", {1, 2}},
+      {"Compress", {1}},  {"NonZero", {0}},        {"GatherND", {1}},  {"ScatterElements", {1}},
+      {"Scatter", {1}},   {"ScatterND", {1}},
   };
   auto it = m.find(op);
   return it == m.end() ? std::vector<int>{} : it->second;

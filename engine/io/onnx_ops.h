@@ -12,6 +12,7 @@ void addElementwise(Table& t);  // onnx_ops_elementwise.cpp
 void addTensor(Table& t);       // onnx_ops_tensor.cpp: shapes, movement, gathers, constants
 void addNn(Table& t);           // onnx_ops_nn.cpp: matmul, conv, pools, norms, reductions, losses
 void addResize(Table& t);       // onnx_ops_resize.cpp: Resize, Upsample
+void addExtra(Table& t);        // onnx_ops_extra.cpp: inverse trig, quantization, scatters, TopK
 
 inline std::vector<OnnxValue> one(Value v) { return {OnnxValue::of(v)}; }
 inline std::vector<OnnxValue> one(HostTensor t) { return {OnnxValue::of(std::move(t))}; }
