@@ -1,6 +1,7 @@
 // Kernelizer: fusion counts of known programs (hand-worked from the seed's rules), the
 // no-recomputed-reduce rule, invariants, fill_gaps around AOT kernels, errors that keep the trace,
 // and trace replay on samples and on seeded random programs.
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -408,6 +409,66 @@ class TestKernelizer : public QObject {
       QVERIFY2(m.isEmpty(), qPrintable(name + ": " + m + "\n" + QString::fromStdString(p.graph.dump())));
     }
 #endif
+  }
+
+  void transformerBlock() {
+    ProgramBuilder b;
+    const int64_t t = 6, d = 8, h = 16;
+    Value x = b.input("x", DType::F32, {t, d});
+    auto w = [&](const char* name, Shape s) { return b.input(name, DType::F32, s); };
+    Value q = op::matmul(x, w("wq", {d, d})), k = op::matmul(x, w("wk", {d, d})), v = op::matmul(x, w("wv", {d, d}));
+    Value a = op::matmul(op::scaledDotProductAttention(q, k, v, true), w("wo", {d, d}));
+    Value h1 = op::layerNorm(op::add(x, a), w("g1", {d}), w("b1", {d}));
+    Value m = op::linear(op::gelu(op::linear(h1, w("w1", {d, h}), w("c1", {h}))), w("w2", {h, d}), w("c2", {d}));
+    b.output("y", op::layerNorm(op::add(h1, m), w("g2", {d}), w("b2", {d})));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+    int reduces = 0;
+    for (const FusedKernel& k2 : r.kernels) reduces += countKind(k2, KOpKind::Reduce) ? 1 : 0;
+    QString names;
+    for (const FusedKernel& k2 : r.kernels) names += " " + QString::fromStdString(k2.kernel.name());
+    qInfo("transformer block: %d classes, %d kernels (%d with a reduce), %d steps:%s", int(p.graph.classCount()),
+          int(r.kernels.size()), reduces, int(r.trace.steps.size()), qPrintable(names));
+#ifdef KS_HAVE_INTERPRETER
+    const QString mm = numericMismatch(p, r, 3);
+    QVERIFY2(mm.isEmpty(), qPrintable(mm));
+#endif
+  }
+
+  void largeProgramsStayFast() {
+    // A deep MLP and a long random program: the per-class invariant checks must not make the
+    // kernelizer quadratic in practice.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 16});
+    for (int i = 0; i < 150; ++i) {
+      Value w = b.input("w" + std::to_string(i), DType::F32, {16, 16});
+      x = op::softmax(op::relu(op::matmul(x, w)), -1);
+    }
+    b.output("y", x);
+    const Program p = b.finish();
+    QElapsedTimer timer;
+    timer.start();
+    const KernelizeResult r = kernelizeProgram(p);
+    const qint64 ms = timer.elapsed();
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    // Per layer: matmul+relu (stored: it follows a reduce and feeds both max and sub), max,
+    // exp-sum (recomputes exp(x - max)), divide.
+    QCOMPARE(r.kernels.size(), std::size_t(150 * 4));
+    checkReplay(r);
+    RandomProgramOptions o;
+    o.minOps = o.maxOps = 600;
+    const Program big = randomProgram(99, o);
+    timer.restart();
+    const KernelizeResult rb = kernelizeProgram(big);
+    const qint64 msBig = timer.elapsed();
+    QVERIFY2(!rb.error, rb.error ? rb.error->what() : "");
+    checkReplay(rb);
+    qInfo("deep MLP: %d classes -> %d kernels in %lld ms; random: %d classes -> %d kernels in %lld ms",
+          int(p.graph.classCount()), int(r.kernels.size()), ms, int(big.graph.classCount()), int(rb.kernels.size()), msBig);
+    QVERIFY(ms < 5000 && msBig < 5000);
   }
 
   void randomProgramIsDeterministic() {
