@@ -196,7 +196,7 @@ void Mask::append(const Mask& m) {
 }
 
 std::string Mask::key() const {
-  if (terms.empty()) return "1";
+  if (terms.empty()) return "(1)";
   std::string s;
   for (const Term& t : terms) {
     if (!s.empty()) s += " && ";
@@ -274,8 +274,9 @@ void printBody(std::ostringstream& os, const LoweredLaunch& l, const std::vector
         break;
       case LStmtKind::For:
         os << "for " << l.vars[s.dst].name << " = " << s.begin->key << "; " << l.vars[s.dst].name;
-        if (s.span != 1) os << " + " << s.span;
-        os << " <= " << s.end->key << "; += " << s.step << " {\n";
+        if (s.span != 1) os << " + " << s.span << " <= ";
+        else os << " < ";
+        os << s.end->key << "; += " << s.step << " {\n";
         printBody(os, l, s.body, depth + 1);
         os << ind << "}\n";
         break;

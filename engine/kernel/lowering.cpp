@@ -571,8 +571,8 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
     LaunchBuilder lb(k, lk, L1, s);
     lb.unroll = s.unroll;
     lb.splitAcc = s.splitAcc;
-    const Idx t = lb.special(SpecialKind::LocalId, 0, Lr - 1, "t");
-    const Idx g = lb.special(SpecialKind::GroupId, 1, G - 1, "g");
+    const Idx t = lb.special(SpecialKind::LocalId, 0, Lr - 1, "tid");
+    const Idx g = lb.special(SpecialKind::GroupId, 1, G - 1, "grp");
     const Idx o = lb.special(SpecialKind::GroupId, 2, O - 1, "o");
     Lane out{unflatten(o, S), {}};
     const int64_t chunk = ceilDiv(K, G);

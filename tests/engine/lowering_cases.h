@@ -10,6 +10,7 @@
 
 #include "engine/core/host_tensor.h"
 #include "engine/kernel/kernel.h"
+#include "engine/kernel/schedule.h"
 
 namespace ks::testing {
 
@@ -176,6 +177,37 @@ inline std::vector<KernelCase> loweringCases() {
     cs.push_back({"elementwise_2d", k});
   }
   return cs;
+}
+
+// One schedule per option (and a few combinations); some do not apply to every kernel.
+inline std::vector<Schedule> optionSchedules() {
+  std::vector<Schedule> v;
+  auto add = [&v](auto f) {
+    Schedule s;
+    f(s);
+    v.push_back(s);
+  };
+  add([](Schedule&) {});
+  add([](Schedule& s) { s.wgN = 16; });
+  add([](Schedule& s) { s.wgN = 4, s.wgM = 4; });
+  add([](Schedule& s) { s.wgN = 3, s.wgM = 2; });
+  add([](Schedule& s) { s.tileN = 4; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 3; });
+  add([](Schedule& s) { s.tileM = 4, s.tileN = 4, s.vec = 4; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 8, s.vec = 8, s.wgN = 2, s.wgM = 2; });
+  add([](Schedule& s) { s.vec = 4, s.tileN = 4; });
+  add([](Schedule& s) { s.unroll = 4; });
+  add([](Schedule& s) { s.unroll = 3, s.splitAcc = true; });
+  add([](Schedule& s) { s.unroll = 8, s.vec = 8, s.splitAcc = true; });
+  add([](Schedule& s) { s.tileM = 2, s.tileN = 4, s.unroll = 4, s.vec = 4; });
+  add([](Schedule& s) { s.localReduce = 8; });
+  add([](Schedule& s) { s.localReduce = 4, s.unroll = 4, s.vec = 4; });
+  add([](Schedule& s) { s.groupSplit = 3; });
+  add([](Schedule& s) { s.groupSplit = 4, s.localReduce = 2, s.unroll = 2, s.splitAcc = true; });
+  add([](Schedule& s) { s.groupSplit = 16, s.unroll = 8, s.vec = 8, s.splitAcc = true; });
+  add([](Schedule& s) { s.localTile = true; });
+  add([](Schedule& s) { s.vec = 3; });
+  return v;
 }
 
 inline std::vector<HostTensor> randomBuffers(const Kernel& k, uint64_t seed) {

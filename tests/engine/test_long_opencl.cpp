@@ -1,0 +1,16 @@
+// The long OpenCL sweep: every lowering case under every enumerated (Full) and option schedule on
+// every OpenCL device (PoCL compiles each kernel's work-group function at first launch: minutes).
+#define KS_OPENCL_TEST_NO_MAIN
+#include "test_opencl.cpp"
+
+class TestLongOpenCL : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    if (OpenCLDevice::enumerate().empty()) QSKIP("no OpenCL device");
+  }
+  void everyCaseEverySchedule() { TestOpenCL::sweep(true); }
+};
+
+QTEST_GUILESS_MAIN(TestLongOpenCL)
+#include "test_long_opencl.moc"
