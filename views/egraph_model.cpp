@@ -92,7 +92,7 @@ GraphModel buildEGraphModel(const Graph& g, const EGraphModelOptions& options) {
     const Node& n = g.node(NodeId(m.nodes[i].key));
     for (ClassId in : n.in) {
       const int from = nodeIndex[g.eclass(in).nodes.front().v];
-      if (from >= 0) m.edges.push_back({from, static_cast<int>(i), 1, QString()});
+      if (from >= 0) m.edges.push_back({from, static_cast<int>(i), 1, QString(), g.isConst(in)});
     }
   }
   m.sizeNodesFromLabels();

@@ -26,6 +26,9 @@ struct GraphModel {
     int to = 0;
     int count = 1;  // edges merged into this one (collapsed views)
     QString label;
+    // Left out of collapsed overviews: e.g. a shared scalar constant feeding every group would
+    // add an edge across the whole picture to each of them (and make dot very slow).
+    bool weak = false;
   };
   struct Cluster {
     QString label;

@@ -142,10 +142,10 @@ void GraphView::relayoutOverview() {
     std::map<std::pair<int, int>, int> merged;
     for (const GraphModel::Edge& e : full_.edges) {
       const int a = overviewNodeOf_[e.from], b = overviewNodeOf_[e.to];
-      if (a == b) continue;
+      if (a == b || e.weak) continue;
       merged[{a, b}] += e.count;
     }
-    for (const auto& [ab, count] : merged) overview_.edges.push_back({ab.first, ab.second, count, QString()});
+    for (const auto& [ab, count] : merged) overview_.edges.push_back({ab.first, ab.second, count, QString(), false});
   }
   const quint64 gen = generation_;
   ++inFlight_;

@@ -1,0 +1,153 @@
+// ProgramView: editor + error marker + I/O table, filled from the loaded program.
+#include "views/program_view.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTextBlock>
+#include <QVBoxLayout>
+
+#include "views/ks_highlighter.h"
+
+namespace ks {
+
+ProgramView::ProgramView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
+  editor_ = new QPlainTextEdit(this);
+  QFont mono("DejaVu Sans Mono");
+  mono.setStyleHint(QFont::Monospace);
+  mono.setPointSizeF(9.5);
+  editor_->setFont(mono);
+  editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  editor_->setPlaceholderText(tr("Open a .ks program or a sample (File menu), or type one here."));
+  highlighter_ = new KsHighlighter(editor_->document());
+  error_ = new QLabel(this);
+  error_->setWordWrap(true);
+  error_->setStyleSheet("QLabel { color: #c92a2a; }");
+  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_->hide();
+  recompile_ = new QPushButton(tr("Recompile (Ctrl+Return)"), this);
+  recompile_->setToolTip(tr("Parse and build the edited program; errors are marked in the text"));
+  connect(recompile_, &QPushButton::clicked, this, &ProgramView::recompile);
+  auto* sc = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), editor_);
+  connect(sc, &QShortcut::activated, this, &ProgramView::recompile);
+
+  io_ = new QStandardItemModel(0, 4, this);
+  io_->setHorizontalHeaderLabels({tr("role"), tr("name"), tr("type"), tr("e-class / init")});
+  table_ = new QTableView(this);
+  table_->setModel(io_);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  connect(table_, &QTableView::clicked, this, [this](const QModelIndex& idx) {
+    const QVariant cls = io_->item(idx.row(), 0)->data(Qt::UserRole);
+    if (!cls.isValid() || !context_) return;
+    Selection s = context_->selection();
+    s.eclass = cls.toUInt();
+    context_->select(s, this);
+  });
+
+  auto* top = new QWidget(this);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->addWidget(editor_);
+  topLayout->addWidget(error_);
+  topLayout->addWidget(recompile_);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(top);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addWidget(split);
+}
+
+void ProgramView::recompile() {
+  if (context_) context_->compileSource(editor_->toPlainText(), name_);
+}
+
+QString ProgramView::errorText() const { return error_->isVisible() ? error_->text() : QString(); }
+
+void ProgramView::sessionLoaded(const SessionSnapshot& s) {
+  if (!s.source.isEmpty() && s.source != editor_->toPlainText()) editor_->setPlainText(s.source);
+  editor_->setReadOnly(s.source.isEmpty() && s.program != nullptr);
+  if (s.program) name_ = QString::fromStdString(s.program->name);
+  markError(0, 0, QString());
+  io_->removeRows(0, io_->rowCount());
+  if (!s.program) return;
+  const Program& p = *s.program;
+  auto typeOf = [&](ClassId c) {
+    return QString::fromStdString(std::string(dtypeName(p.graph.dtype(c))) + shapeStr(p.graph.shape(c)));
+  };
+  auto addRow = [&](const QString& role, const std::string& name, ClassId c, const QString& extra) {
+    QList<QStandardItem*> row{new QStandardItem(role), new QStandardItem(QString::fromStdString(name)),
+                              new QStandardItem(typeOf(c)), new QStandardItem(extra)};
+    row[0]->setData(c.v, Qt::UserRole);
+    for (auto* it : row) it->setToolTip(QString("%1 %2: %3, e-class %%4").arg(role, QString::fromStdString(name), typeOf(c)).arg(c.v));
+    io_->appendRow(row);
+  };
+  for (const auto& in : p.inputs) addRow(tr("input"), in.name, in.cls, QString("%%1").arg(in.cls.v));
+  for (const auto& pa : p.params) addRow(tr("param"), pa.name, pa.cls, QString::fromStdString(pa.init.str()));
+  for (const auto& out : p.outputs) addRow(tr("output"), out.name, out.cls, QString("%%1").arg(out.cls.v));
+  table_->resizeColumnsToContents();
+}
+
+void ProgramView::sessionClosed() {
+  editor_->clear();
+  io_->removeRows(0, io_->rowCount());
+  markError(0, 0, QString());
+}
+
+void ProgramView::selectionChanged(const Selection& s) {
+  if (!s.eclass) return;
+  for (int r = 0; r < io_->rowCount(); ++r) {
+    if (io_->item(r, 0)->data(Qt::UserRole).toUInt() == *s.eclass) {
+      table_->selectRow(r);
+      return;
+    }
+  }
+  table_->clearSelection();
+}
+
+void ProgramView::compileFailed(const CompileFailure& f) {
+  if (!f.source.isEmpty() && f.source != editor_->toPlainText()) editor_->setPlainText(f.source);
+  markError(f.line, f.column, f.message);
+}
+
+void ProgramView::markError(int line, int column, const QString& message) {
+  errorLine_ = message.isEmpty() ? 0 : line;
+  QList<QTextEdit::ExtraSelection> marks;
+  if (!message.isEmpty() && line > 0) {
+    const QTextBlock block = editor_->document()->findBlockByNumber(line - 1);
+    if (block.isValid()) {
+      QTextEdit::ExtraSelection whole;
+      whole.format.setBackground(QColor("#fff5f5"));
+      whole.format.setProperty(QTextFormat::FullWidthSelection, true);
+      whole.cursor = QTextCursor(block);
+      marks << whole;
+      QTextEdit::ExtraSelection squiggle;
+      squiggle.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+      squiggle.format.setUnderlineColor(QColor("#e03131"));
+      squiggle.format.setToolTip(message);
+      QTextCursor c(block);
+      const int start = std::clamp(column - 1, 0, std::max(0, block.length() - 1));
+      c.setPosition(block.position() + start);
+      c.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+      squiggle.cursor = c;
+      marks << squiggle;
+      editor_->setTextCursor(QTextCursor(block));
+      editor_->centerCursor();
+    }
+  }
+  editor_->setExtraSelections(marks);
+  error_->setText(message);
+  error_->setVisible(!message.isEmpty());
+}
+
+}  // namespace ks
