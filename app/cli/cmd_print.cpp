@@ -1,16 +1,24 @@
-// `print`: loads a program and prints its e-graph dump (a quick look without compiling).
+// `print`: loads a program and prints its e-graph dump (a quick look without compiling), or the
+// program as .ks text (--ks: the source, or the graph form for ONNX; --ks-graph: always the graph
+// form), which parses back to the same e-graph.
 #include <cstdio>
 
 #include "app/cli/commands.h"
 #include "app/cli/program_loader.h"
+#include "engine/io/ks_printer.h"
+#include "engine/io/program_source.h"
 
 namespace ks::cli {
 
 int cmdPrint(int argc, char** argv) {
-  Args args(argc, argv, {"dump"});
-  args.allowOnly({"dump"});
+  Args args(argc, argv, {"dump", "ks", "ks-graph"});
+  args.allowOnly({"dump", "ks", "ks-graph"});
   if (args.positional().size() != 1) throw UsageError{"expects one FILE"};
   Program p = loadProgram(args.positional()[0]);
+  if (args.has("ks") || args.has("ks-graph")) {
+    std::printf("%s", (args.has("ks-graph") ? printKsGraph(p) : printKs(p)).c_str());
+    return 0;
+  }
   std::printf("program %s: %zu inputs, %zu params, %zu outputs, %zu classes, key %016llx\n", p.name.c_str(),
               p.inputs.size(), p.params.size(), p.outputs.size(), p.graph.classCount(),
               static_cast<unsigned long long>(p.cacheKey()));

@@ -3,30 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/scalar_json.h"
 #include "engine/graph/graph.h"
 
 namespace ks {
 
 namespace {
-nlohmann::json scalarJson(const Scalar& s) {
-  if (isFloat(s.dtype())) {
-    const double v = s.toDouble();
-    if (std::isnan(v) || std::isinf(v)) return {{"t", dtypeName(s.dtype())}, {"s", s.str()}};
-    return {{"t", dtypeName(s.dtype())}, {"f", v}};
-  }
-  return {{"t", dtypeName(s.dtype())}, {"i", s.toInt()}};
-}
-Scalar scalarFrom(const nlohmann::json& j) {
-  const auto t = parseDType(j.at("t").get<std::string>());
-  if (!t) throw Error(ErrorCode::Parse, "unknown dtype in graph JSON");
-  if (j.contains("s")) {
-    const std::string s = j["s"].get<std::string>();
-    const double v = s == "nan" ? std::nan("") : s == "inf" ? INFINITY : -INFINITY;
-    return Scalar::of(*t, v);
-  }
-  if (j.contains("f")) return Scalar::of(*t, j["f"].get<double>());
-  return Scalar::ofInt(*t, j.at("i").get<int64_t>());
-}
 std::vector<uint32_t> ids(const std::vector<ClassId>& v) {
   std::vector<uint32_t> r;
   for (auto c : v) r.push_back(c.v);
@@ -59,7 +41,7 @@ std::string Graph::toJson() const {
     if (n.kind == NodeKind::Cast || n.kind == NodeKind::Bitcast || n.kind == NodeKind::Leaf) nj["dtype"] = dtypeName(n.dtype);
     if (!n.in.empty()) nj["in"] = ids(n.in);
     if (!n.attr.empty()) nj["attr"] = n.attr;
-    if (n.kind == NodeKind::Const || n.kind == NodeKind::Pad) nj["value"] = scalarJson(n.value);
+    if (n.kind == NodeKind::Const || n.kind == NodeKind::Pad) nj["value"] = scalarToJson(n.value);
     if (n.ref) nj["ref"] = n.ref;
     if (n.device) nj["device"] = n.device;
     if (!n.out.empty()) nj["out"] = ids(n.out);
@@ -113,7 +95,7 @@ Graph Graph::fromJson(const std::string& text) {
       if (nj.contains("dtype")) n.dtype = dt(nj["dtype"]);
       if (nj.contains("in")) n.in = classIds(nj["in"]);
       if (nj.contains("attr")) n.attr = nj["attr"].get<std::vector<int64_t>>();
-      if (nj.contains("value")) n.value = scalarFrom(nj["value"]);
+      if (nj.contains("value")) n.value = scalarFromJson(nj["value"]);
       if (n.kind == NodeKind::Const) n.dtype = n.value.dtype();
       n.ref = nj.value("ref", 0u);
       n.device = nj.value("device", 0u);

@@ -279,6 +279,10 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     rec.steps.push_back(t);
   } else {
     ExecutionInput in{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_, leaves};
+    // One untimed pass first: first-touch allocations, library thread pools and driver caches
+    // would otherwise be charged to whichever step meets them first.
+    RunRecord warmup;
+    executePlan(in, *runtime_, progress, warmup);
     values = executePlan(in, *runtime_, progress, rec);
   }
   if (verify) {

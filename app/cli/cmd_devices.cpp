@@ -1,0 +1,33 @@
+// `devices [--json]`: every device found, one per line or as a JSON array.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "engine/devices/device_info.h"
+
+namespace ks::cli {
+
+int cmdDevices(int argc, char** argv) {
+  Args args(argc, argv, {"json"});
+  args.allowOnly({"json"});
+  if (!args.positional().empty()) throw UsageError{"takes no arguments"};
+  const std::vector<DeviceInfo> devices = discoverDevices();
+  if (args.has("json")) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const DeviceInfo& d : devices) j.push_back(d);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  for (const DeviceInfo& d : devices) {
+    std::printf("%-12s %-8s %s", d.name.c_str(), deviceKindName(d.kind), d.deviceName.c_str());
+    if (d.kind == DeviceKind::OpenCL)
+      std::printf(" | %s | %s | driver %s | %d CUs | %.1f GiB | wg %llu | local %llu KiB%s", d.platformName.c_str(),
+                  d.vendor.c_str(), d.driver.c_str(), d.computeUnits, static_cast<double>(d.memoryBytes) / (1 << 30),
+                  static_cast<unsigned long long>(d.maxWorkGroupSize),
+                  static_cast<unsigned long long>(d.localMemBytes / 1024), d.fp64 ? " | fp64" : "");
+    std::printf("\n%-12s runs: %s\n", "", d.canRun.c_str());
+  }
+  return 0;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,66 @@
+// `run FILE ...`: compile, tune, extract one plan over the listed devices, execute, print the
+// outputs and a per-kernel timing table (or one JSON object with --json).
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/commands.h"
+#include "app/cli/program_loader.h"
+#include "engine/io/npy.h"
+#include "engine/session/run_json.h"
+
+namespace ks::cli {
+
+int cmdRun(int argc, char** argv) {
+  Args args(argc, argv, {"verify", "json"});
+  args.allowOnly({"devices", "input", "seed", "verify", "save-outputs", "tune", "cache", "session", "json",
+                  "budget-count", "budget-seconds"});
+  if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
+  const SessionOptions options = sessionOptions(args);
+  const auto inputs = inputsFrom(args);
+  Session session(loadProgram(args.positional()[0]), options);
+  const bool json = args.has("json");
+  const bool tty = !json && isatty(fileno(stderr));
+  Progress progress([tty](double, const std::string& what) {
+    if (tty) std::fprintf(stderr, "\r\033[K%s", what.c_str());
+  });
+  const RunRecord& r = session.run(inputs, args.has("verify"), progress);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  for (const std::string& w : session.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+
+  if (auto dir = args.get("save-outputs")) {
+    std::filesystem::create_directories(*dir);
+    for (const OutputValue& o : r.outputs) writeNpy((std::filesystem::path(*dir) / (o.name + ".npy")).string(), o.value);
+  }
+  if (auto path = args.get("session")) session.save(*path);
+
+  if (json) {
+    std::printf("%s\n", runJson(session, r).dump(2).c_str());
+  } else {
+    const CompileTrace& t = session.trace();
+    std::printf("program %s: %zu classes, %zu fused kernels, %zu matmuls matched for openblas, compiled in %s\n",
+                session.program().name.c_str(), session.graph().classCount(), t.kernels.size(), t.matches.size(),
+                formatNs(t.compileMs * 1e6).c_str());
+    std::printf("devices: ");
+    for (std::size_t i = 0; i < r.devices.size(); ++i) std::printf("%s%s", i ? ", " : "", r.devices[i].c_str());
+    std::printf("\n\noutputs:\n");
+    for (const OutputValue& o : r.outputs) {
+      std::printf("  %s: %s%s  min %.6g max %.6g mean %.6g\n    [%s]\n", o.name.c_str(),
+                  std::string(dtypeName(o.value.dtype())).c_str(), shapeStr(o.value.shape()).c_str(), o.min, o.max,
+                  o.mean, previewValues(o.value).c_str());
+      if (o.verified)
+        std::printf("    verify vs host: %s (max |diff| %.3g)\n", o.mismatch.empty() ? "ok" : ("MISMATCH " + o.mismatch).c_str(),
+                    o.maxAbsError);
+    }
+    std::printf("\n%s", timingTable(r).c_str());
+  }
+  if (r.verified && !r.verifyPassed) {
+    std::fprintf(stderr, "error: %s: outputs differ from the host reference\n", args.positional()[0].c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ks::cli

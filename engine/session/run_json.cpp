@@ -1,0 +1,64 @@
+// run --json: outputs, kernel counts, plan, timings, memory.
+#include "engine/session/run_json.h"
+
+#include <cmath>
+
+namespace ks {
+
+nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
+  nlohmann::json values = nlohmann::json::array();
+  const int64_t n = std::min<int64_t>(o.value.numel(), static_cast<int64_t>(maxValues));
+  for (int64_t i = 0; i < n; ++i) {
+    if (isFloat(o.value.dtype())) {
+      const double v = o.value.getDouble(i);
+      if (std::isfinite(v)) values.push_back(v);
+      else values.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    } else {
+      values.push_back(o.value.getInt(i));
+    }
+  }
+  nlohmann::json j = {{"name", o.name},
+                      {"dtype", dtypeName(o.value.dtype())},
+                      {"shape", o.value.shape()},
+                      {"values", values},
+                      {"min", o.min},
+                      {"max", o.max},
+                      {"mean", o.mean}};
+  if (o.verified) j["verify"] = {{"ok", o.mismatch.empty()}, {"max_abs_error", o.maxAbsError}, {"mismatch", o.mismatch}};
+  return j;
+}
+
+nlohmann::json runJson(const Session& s, const RunRecord& r) {
+  const CompileTrace& t = s.trace();
+  nlohmann::json j;
+  j["program"] = s.program().name;
+  j["devices"] = r.devices;
+  for (const OutputValue& o : r.outputs) j["outputs"].push_back(outputJson(o));
+  j["fused_kernels"] = t.kernels.size();
+  int launches = 0;
+  for (const PlanStep& st : t.plan.steps) launches += st.kind == PlanStep::Kind::Launch;
+  j["launches"] = launches;
+  nlohmann::json plan = nlohmann::json::array();
+  for (const PlanStep& st : t.plan.steps) {
+    nlohmann::json p = {{"kind", st.kind == PlanStep::Kind::Launch ? "launch" : "copy"},
+                        {"label", st.label},
+                        {"device", s.devices().at(st.device).name}};
+    if (st.kind == PlanStep::Kind::Launch) {
+      const KernelEntry& e = t.entries.at(st.kernel);
+      p["kernel"] = e.kind == KernelEntry::Kind::Gemm ? e.gemm.str() : t.kernels.at(e.fused).name;
+      if (e.kind == KernelEntry::Kind::Fused) p["schedule"] = e.schedule;
+    }
+    plan.push_back(p);
+  }
+  j["plan"] = plan;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const StepTiming& st : r.steps)
+    kernels.push_back({{"name", st.label}, {"device", st.device}, {"kind", st.kind}, {"ms", st.ns / 1e6},
+                       {"gflops", st.gflops}, {"gbps", st.gbps}});
+  j["timings_ms"] = {{"total", r.totalNs / 1e6}, {"compile", t.compileMs}, {"kernels", kernels}};
+  j["memory"] = {{"peak_bytes", r.peakBytes}, {"bytes_saved_by_reuse", t.plan.bytesSaved}};
+  if (r.verified) j["verified"] = r.verifyPassed;
+  return j;
+}
+
+}  // namespace ks

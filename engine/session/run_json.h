@@ -1,0 +1,12 @@
+// The JSON object `kernelscope-cli run --json` prints (schema in docs/cli.md).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "engine/session/session.h"
+
+namespace ks {
+
+nlohmann::json runJson(const Session& s, const RunRecord& r);
+nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues = 1000);
+
+}  // namespace ks
