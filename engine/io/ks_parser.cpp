@@ -331,55 +331,104 @@ class KsParser {
   }
 
   // A list literal of exactly the type's shape (nested, or flat with every element) as a tensor.
+  // Read straight from the tokens (no expression values): printed ONNX weights can have millions
+  // of elements. Elements are numbers with an optional sign, inf, nan, true or false.
+  struct Elem {
+    int64_t i = 0;
+    double f = 0.0;
+    bool isFloat = false;
+    bool isBool = false;
+    std::size_t tok = 0;
+  };
+  struct LiteralShape {
+    Shape dims;  // -1 until the first list of a level closes
+    int rank = -1;  // fixed by the first number
+  };
+
   HostTensor literalTensor(const Type& ty) {
     const KsToken& start = peek();
-    OpArg lit = expression();
-    if (lit.kind != OpArg::Kind::List) fail(start, "a list literal such as [1, 2, 3]");
-    std::vector<const OpArg*> flat;
-    Shape got;
-    flatten(lit, 0, got, flat);
+    if (!isPunct("[")) fail(start, "a list literal such as [1, 2, 3]");
+    std::vector<Elem> flat;
+    LiteralShape ls;
+    literalList(0, ls, flat);
+    const Shape got = ls.dims;
     const int64_t n = numel(ty.shape);
     if (got != ty.shape && !(static_cast<int64_t>(flat.size()) == n && got.size() == 1))
       throw Error(ErrorCode::Shape,
                   "the literal has shape " + shapeStr(got) + " but the declared shape is " + shapeStr(ty.shape), loc(start));
     HostTensor t(ty.dtype, ty.shape);
-    for (int64_t i = 0; i < n; ++i) setElement(t, i, *flat[i], start);
+    for (int64_t i = 0; i < n; ++i) setElement(t, i, flat[i]);
     return t;
   }
 
-  void flatten(const OpArg& a, std::size_t level, Shape& shape, std::vector<const OpArg*>& out) {
-    if (a.kind != OpArg::Kind::List) {
-      if (level != shape.size())
-        throw Error(ErrorCode::Shape, "ragged list literal (a number where a list was expected, or the reverse)", a.loc);
-      out.push_back(&a);
-      return;
+  void literalList(std::size_t level, LiteralShape& ls, std::vector<Elem>& out) {
+    const KsToken& openTok = peek();
+    DepthGuard g(*this, openTok);
+    if (ls.rank >= 0 && static_cast<int>(level) >= ls.rank)
+      throw Error(ErrorCode::Shape, "ragged list literal (a list where a number was expected)", loc(openTok));
+    if (level == ls.dims.size()) ls.dims.push_back(-1);
+    open(next());
+    int64_t count = 0;
+    while (!isPunct("]")) {
+      if (isPunct("[")) {
+        literalList(level + 1, ls, out);
+      } else {
+        const std::size_t at = pos_;
+        if (ls.rank < 0) ls.rank = static_cast<int>(level) + 1;
+        if (ls.rank != static_cast<int>(level) + 1)
+          throw Error(ErrorCode::Shape, "ragged list literal (a number where a list was expected)", loc(peek()));
+        out.push_back(literalNumber());
+        out.back().tok = at;
+      }
+      ++count;
+      if (isPunct("]")) break;
+      if (!isPunct(",")) fail(peek(), "',' or ']' in the list");
+      next();
     }
-    if (level == shape.size()) {
-      if (!out.empty()) throw Error(ErrorCode::Shape, "ragged list literal (a list where a number was expected)", a.loc);
-      shape.push_back(static_cast<Dim>(a.list.size()));
-    } else if (level > shape.size() || shape[level] != static_cast<Dim>(a.list.size())) {
-      throw Error(ErrorCode::Shape, "ragged list literal (rows of different lengths)", a.loc);
-    }
-    for (const OpArg& e : a.list) flatten(e, level + 1, shape, out);
+    close("]", "']' to close the list");
+    if (ls.dims[level] < 0) ls.dims[level] = count;
+    else if (ls.dims[level] != count)
+      throw Error(ErrorCode::Shape, "ragged list literal (rows of different lengths)", loc(openTok));
   }
 
-  void setElement(HostTensor& t, int64_t i, const OpArg& v, const KsToken& start) {
-    const SourceLoc where = v.loc.known() ? v.loc : loc(start);
+  Elem literalNumber() {
+    bool negative = false;
+    while (isPunct("-") || isPunct("+")) negative ^= next().is("-");
+    const KsToken& t = peek();
+    Elem e;
+    if (t.kind == KsToken::Kind::Int) {
+      e.i = negative ? -t.i : t.i;
+    } else if (t.kind == KsToken::Kind::Float) {
+      e.isFloat = true;
+      e.f = negative ? -t.f : t.f;
+    } else if (t.kind == KsToken::Kind::Ident && (t.text == "inf" || t.text == "nan")) {
+      e.isFloat = true;
+      e.f = t.text == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+      if (negative) e.f = -e.f;
+    } else if (t.kind == KsToken::Kind::Ident && (t.text == "true" || t.text == "false") && !negative) {
+      e.isBool = true;
+      e.i = t.text == "true";
+    } else {
+      fail(t, "a number in the literal");
+    }
+    next();
+    return e;
+  }
+
+  void setElement(HostTensor& t, int64_t i, const Elem& v) {
+    const KsToken& tok = toks_[v.tok];
+    const SourceLoc where = loc(tok);
     const DType d = t.dtype();
-    if (v.kind == OpArg::Kind::Int || v.kind == OpArg::Kind::Bool) {
+    if (!v.isFloat) {
       if (d == DType::Bool && v.i != 0 && v.i != 1)
-        throw Error(ErrorCode::Parse, "a bool constant takes true, false, 0 or 1, found " + v.describe(), where);
+        throw Error(ErrorCode::Parse, "a bool constant takes true, false, 0 or 1, found " + tok.describe(), where);
       if (isFloat(d)) t.setDouble(i, static_cast<double>(v.i));
       else t.setInt(i, v.i);
       return;
     }
-    if (v.kind == OpArg::Kind::Float) {
-      if (!isFloat(d))
-        throw Error(ErrorCode::Parse, "a " + std::string(dtypeName(d)) + " constant takes integers, found " + v.describe(), where);
-      t.setDouble(i, v.f);
-      return;
-    }
-    throw Error(ErrorCode::Parse, "a constant's elements are numbers, found " + v.describe(), where);
+    if (!isFloat(d))
+      throw Error(ErrorCode::Parse, "a " + std::string(dtypeName(d)) + " constant takes integers, found " + tok.describe(), where);
+    t.setDouble(i, v.f);
   }
 
   void constStatement() {

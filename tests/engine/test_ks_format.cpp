@@ -312,6 +312,45 @@ class TestKsFormat : public QObject {
     QVERIFY2(text.find("unary(") != std::string::npos && text.find("binary(") != std::string::npos, text.c_str());
   }
 
+  // ONNX models (imported by the ONNX importer) print in the graph form and parse back to the
+  // same e-graph. A model the importer cannot load is skipped, not failed: that is its test's job.
+  void onnxRoundTrip_data() {
+    QTest::addColumn<QString>("model");
+    for (const char* m : {"test_conv_with_strides_padding", "test_gemm_all_attributes", "test_softmax_axis_1",
+                          "test_maxpool_2d_pads", "test_batchnorm_example", "test_cast_FLOAT_to_FLOAT16",
+                          "test_where_example", "test_mod_mixed_sign_int32", "test_layer_normalization_2d_axis0",
+                          "test_einsum_batch_matmul", "test_gather_0", "test_pow_types_int32_int32",
+                          "test_and_bcast3v1d", "test_split_equal_parts_1d", "test_averagepool_2d_pads",
+                          "test_convtranspose"})
+      QTest::newRow(m) << QString(m);
+  }
+  void onnxRoundTrip() {
+#ifndef KS_WITH_ONNX
+    QSKIP("built without ONNX");
+#else
+    QFETCH(QString, model);
+    const std::string path = "/usr/share/libonnx-testdata/data/node/" + model.toStdString() + "/model.onnx";
+    if (!std::ifstream(path)) QSKIP("libonnx-testdata is not installed");
+    Program p;
+    try {
+      p = loadProgramFile(path);
+    } catch (const Error& e) {
+      QSKIP(e.what());
+    }
+    QVERIFY(p.source.empty());
+    const std::string text = printKs(p);
+    Program q;
+    try {
+      q = parseKs(text, model.toStdString() + ".ks");
+    } catch (const Error& e) {
+      QFAIL((std::string(e.what()) + "\n" + text).c_str());
+    }
+    QCOMPARE(q.cacheKey(), p.cacheKey());
+    QCOMPARE(q.inputs.size(), p.inputs.size());
+    QCOMPARE(q.outputs.size(), p.outputs.size());
+#endif
+  }
+
   void numberFormatting() {
     // Doubles print in the shortest form that reads back to the same bits.
     const double vals[] = {0.1, 1.0 / 3.0, 1e-30, -2.5e300, 5e-324, 16777217.0, 0.0, -0.0};
