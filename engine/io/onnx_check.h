@@ -12,10 +12,13 @@
 
 namespace ks {
 
-// Runs a program with its leaves bound on one device and returns its outputs in order. The check
-// calls this and nothing else, so a new device only needs a runner.
-using OnnxRunner = std::function<std::vector<HostTensor>(const Program&, const std::vector<HostTensor>& leaves)>;
-// The runner of a device name ("host" = the reference executor); throws Usage for unknown names.
+// Runs a program on one device selection and returns its outputs in order, given its named
+// inputs and every leaf bound (bindLeaves). The check calls this and nothing else, so a new
+// device only needs a runner.
+using OnnxRunner = std::function<std::vector<HostTensor>(
+    const Program&, const std::vector<std::pair<std::string, HostTensor>>& inputs, const std::vector<HostTensor>& leaves)>;
+// The runner of a device spec: "host" = the reference executor; anything else is a --devices
+// list compiled and run through a Session (no tuning, no cache). Throws Usage for unknown devices.
 OnnxRunner onnxRunnerFor(const std::string& device);
 
 struct OnnxCheckOptions {

@@ -177,7 +177,7 @@ V isInf(OnnxContext& c) {
 
 V cast(OnnxContext& c) {
   auto t = onnxDTypeOf(c.node.attrInt("to", 0));
-  if (!t) c.fail("cast to ONNX dtype " + std::to_string(c.node.attrInt("to", 0)) + " is not supported", ErrorCode::DType);
+  if (!t) c.fail(std::string("cast to ") + onnxDTypeName(c.node.attrInt("to", 0)) + " is not supported");
   if (c.isConstant(0)) return one(c.constant(0, "input").castTo(*t));
   return one(op::cast(c.value(0), *t));
 }

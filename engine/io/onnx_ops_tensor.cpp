@@ -346,7 +346,7 @@ V eyeLike(OnnxContext& c) {
   if (c.node.has("dtype")) {
     const int64_t code = c.node.attrInt("dtype", 1);
     auto d = onnxDTypeOf(code);
-    if (!d) c.fail("dtype " + std::to_string(code) + " is not supported", ErrorCode::DType);
+    if (!d) c.fail(std::string("dtype ") + onnxDTypeName(code) + " is not supported");
     t = *d;
   }
   const int64_t k = c.node.attrInt("k", 0);
