@@ -312,6 +312,9 @@ class KsParser {
           throw Error(ErrorCode::Parse, "data needs a file name in quotes: data(\"weights.npy\")", initLoc);
         std::filesystem::path path(values[0].s);
         if (path.is_relative()) path = std::filesystem::path(file_).parent_path() / path;
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))  // also keeps /dev/zero and fifos from hanging
+          throw Error(ErrorCode::Io, "data file " + path.string() + " does not exist or is not a regular file", initLoc);
         try {
           HostTensor t = readNpy(path.string());
           if (t.shape() != ty.shape)
