@@ -8,6 +8,11 @@ int cmdPrint(int argc, char** argv);
 int cmdCheck(int argc, char** argv);
 int cmdDevices(int argc, char** argv);
 int cmdRun(int argc, char** argv);
+int cmdBench(int argc, char** argv);
+int cmdSelftest(int argc, char** argv);
+int cmdExport(int argc, char** argv);
+int cmdExplainFusion(int argc, char** argv);
+int cmdCache(int argc, char** argv);
 
 const Command kCommands[] = {
     {"devices", "devices [--json]   list every device: host, opencl:P:D, openblas", cmdDevices},
@@ -15,6 +20,16 @@ const Command kCommands[] = {
      "run FILE [--devices L] [--input NAME=FILE]... [--seed N] [--verify] [--save-outputs DIR] [--tune none|quick|full] "
      "[--cache PATH|none] [--session OUT.kss.json] [--json]   compile, tune, plan, execute",
      cmdRun},
+    {"bench", "bench FILE [--devices L] [--repeat N] [--json]   one plan per device and the mixed plan, medians and ratios",
+     cmdBench},
+    {"selftest", "selftest [--devices L] [--programs N] [--seed S]   random programs on every device vs the host oracle",
+     cmdSelftest},
+    {"export",
+     "export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N] --out PATH",
+     cmdExport},
+    {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B   the step and rule that put two classes in different kernels",
+     cmdExplainFusion},
+    {"cache", "cache clear [--cache PATH]   empty the tuning cache", cmdCache},
     {"check", "check [--devices L] [--min-pass P] [--summary] [--verbose] [--timeout S] DIR...   run ONNX backend-test folders",
      cmdCheck},
     {"print", "print FILE [--dump] [--ks] [--ks-graph]   parse a .ks/.onnx program and print its e-graph, or (--ks) the program as .ks text", cmdPrint},

@@ -1,0 +1,106 @@
+// `bench FILE [--devices L] [--repeat N] [--json]`: one plan per compiling device (openblas joins
+// as a helper, and each device also runs alone), plus the mixed plan over all of them; per-step
+// and total medians, and ratios between the plans.
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/commands.h"
+#include "app/cli/program_loader.h"
+
+namespace ks::cli {
+
+namespace {
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+struct PlanResult {
+  std::string devices;
+  double totalNs = 0;
+  std::vector<std::pair<std::string, double>> steps;  // label@device, median ns
+  bool verified = true;
+};
+}  // namespace
+
+int cmdBench(int argc, char** argv) {
+  Args args(argc, argv, {"json"});
+  args.allowOnly({"devices", "repeat", "json", "tune", "cache", "seed", "budget-count", "budget-seconds"});
+  if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
+  int repeat = 5;
+  try {
+    repeat = std::max(1, std::stoi(args.getOr("repeat", "5")));
+  } catch (const std::exception&) {
+    throw UsageError{"--repeat takes a number"};
+  }
+  SessionOptions base = sessionOptions(args);
+  const std::vector<DeviceInfo> selected = selectDevices(base.devices, discoverDevices());
+  std::vector<std::string> compiling;
+  bool blas = false;
+  for (const DeviceInfo& d : selected) {
+    if (d.compiles()) compiling.push_back(d.name);
+    blas = blas || d.aotOnly();
+  }
+  if (compiling.empty()) throw UsageError{"bench needs at least one compiling device (opencl:P:D)"};
+  std::vector<std::string> plans;
+  for (const std::string& d : compiling) {
+    plans.push_back(d);
+    if (blas) plans.push_back(d + ",openblas");
+  }
+  if (compiling.size() > 1) {
+    std::string all;
+    for (const DeviceInfo& d : selected) all += (all.empty() ? "" : ",") + d.name;
+    plans.push_back(all);
+  }
+  std::vector<PlanResult> results;
+  for (const std::string& spec : plans) {
+    SessionOptions o = base;
+    o.devices = spec;
+    Session s(loadProgram(args.positional()[0]), o);
+    PlanResult pr;
+    pr.devices = spec;
+    std::vector<double> totals;
+    std::vector<std::vector<double>> steps;
+    for (int r = 0; r < repeat; ++r) {
+      const RunRecord& rec = s.run({}, r == 0);
+      if (r == 0) pr.verified = rec.verifyPassed;
+      totals.push_back(rec.totalNs);
+      steps.resize(rec.steps.size());
+      for (std::size_t i = 0; i < rec.steps.size(); ++i) steps[i].push_back(rec.steps[i].ns);
+      if (r == 0)
+        for (const StepTiming& st : rec.steps) pr.steps.push_back({st.label + " @" + st.device, 0});
+    }
+    pr.totalNs = median(totals);
+    for (std::size_t i = 0; i < pr.steps.size(); ++i) pr.steps[i].second = median(steps[i]);
+    results.push_back(std::move(pr));
+  }
+  const double best = std::min_element(results.begin(), results.end(), [](auto& a, auto& b) { return a.totalNs < b.totalNs; })->totalNs;
+  if (args.has("json")) {
+    nlohmann::json j;
+    j["program"] = args.positional()[0];
+    j["repeat"] = repeat;
+    for (const PlanResult& r : results) {
+      nlohmann::json pj = {{"devices", r.devices}, {"total_ms", r.totalNs / 1e6}, {"ratio_to_best", r.totalNs / best},
+                           {"verified", r.verified}};
+      for (auto& [label, ns] : r.steps) pj["steps"].push_back({{"step", label}, {"ms", ns / 1e6}});
+      j["plans"].push_back(pj);
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%-40s %14s %10s %s\n", "plan (devices)", "median total", "vs best", "verified");
+    for (const PlanResult& r : results)
+      std::printf("%-40s %14s %9.2fx %s\n", r.devices.c_str(), formatNs(r.totalNs).c_str(), r.totalNs / best,
+                  r.verified ? "ok" : "MISMATCH");
+    for (const PlanResult& r : results) {
+      std::printf("\n%s (median of %d):\n", r.devices.c_str(), repeat);
+      for (auto& [label, ns] : r.steps) std::printf("  %-60s %12s\n", label.c_str(), formatNs(ns).c_str());
+    }
+  }
+  for (const PlanResult& r : results)
+    if (!r.verified) return 1;
+  return 0;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,21 @@
+// `cache clear [--cache PATH]`: empties the tuning cache.
+#include <cstdio>
+
+#include "app/cli/commands.h"
+#include "engine/tune/tuning_cache.h"
+
+namespace ks::cli {
+
+int cmdCache(int argc, char** argv) {
+  Args args(argc, argv, {});
+  args.allowOnly({"cache"});
+  if (args.positional().size() != 1 || args.positional()[0] != "clear") throw UsageError{"expects `cache clear`"};
+  std::string warning;
+  auto cache = TuningCache::open(args.getOr("cache", ""), &warning);
+  if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  cache->clear();
+  std::printf("cleared the tuning cache at %s\n", cache->location().c_str());
+  return 0;
+}
+
+}  // namespace ks::cli
