@@ -1,0 +1,46 @@
+// kernelscope: the GUI. `kernelscope [FILE] [--screenshot PATH]`.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/gui/main_window.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("Kernelscope");
+  QApplication::setApplicationName("Kernelscope");
+  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setWindowIcon(QIcon(":/icons/kernelscope.svg"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Kernelscope: a workbench that runs a tensor compiler and shows every stage.");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("file", "A .ks program, an .onnx model or a sample to open.");
+  QCommandLineOption shot("screenshot", "Save a picture of the window to PATH once loading is done, then quit.", "PATH");
+  QCommandLineOption size("size", "Window size for --screenshot, e.g. 1600x1000.", "WxH", "1600x1000");
+  parser.addOption(shot);
+  parser.addOption(size);
+  parser.process(app);
+
+  ks::MainWindow w;
+  if (parser.isSet(shot)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
+  }
+  w.show();
+  if (!parser.positionalArguments().isEmpty()) w.openFile(parser.positionalArguments().front());
+  if (parser.isSet(shot)) {
+    const QString path = parser.value(shot);
+    // Give the load a moment to start before waiting for idle.
+    QTimer::singleShot(200, &w, [&w, path] {
+      w.screenshotWhenIdle(path, 60000, [path](bool ok) {
+        std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
+        QApplication::exit(ok ? 0 : 1);
+      });
+    });
+  }
+  return app.exec();
+}

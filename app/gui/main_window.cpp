@@ -1,0 +1,277 @@
+// MainWindow: wiring of views, controller, menus and status; no engine logic here.
+#include "app/gui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDirIterator>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTime>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+
+#include "views/egraph_view.h"
+#include "views/graph_view.h"
+#include "views/program_view.h"
+
+namespace ks {
+
+namespace {
+constexpr int kMaxRecent = 10;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("Kernelscope");
+  setWindowIcon(QIcon(":/icons/kernelscope.svg"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  setObjectName("MainWindow");
+
+  egraph_ = new EGraphView(&controller_, this);
+  setCentralWidget(egraph_);
+
+  program_ = new ProgramView(&controller_, this);
+  auto* programDock = new QDockWidget(tr("Program"), this);
+  programDock->setObjectName("ProgramDock");
+  programDock->setWidget(program_);
+  addDockWidget(Qt::LeftDockWidgetArea, programDock);
+
+  log_ = new QPlainTextEdit(this);
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(2000);
+  auto* logDock = new QDockWidget(tr("Log"), this);
+  logDock->setObjectName("LogDock");
+  logDock->setWidget(log_);
+  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+
+  controller_.addView(program_);
+  controller_.addView(egraph_);
+
+  status_ = new QLabel(tr("Ready"), this);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);
+  progress_->setMaximumWidth(160);
+  progress_->hide();
+  cancel_ = new QToolButton(this);
+  cancel_->setText(tr("Cancel"));
+  cancel_->setToolTip(tr("Stop waiting for the running job (Esc)"));
+  cancel_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+  connect(cancel_, &QToolButton::clicked, this, [this] {
+    controller_.cancel();
+    log(tr("cancelled"));
+  });
+
+  connect(&controller_, &SessionController::busyChanged, this, [this](bool busy, const QString& what) {
+    progress_->setVisible(busy);
+    cancel_->setVisible(busy);
+    if (!what.isEmpty()) status_->setText(what + (busy ? "…" : ""));
+  });
+  connect(&controller_, &SessionController::loaded, this, [this](const QString& path) {
+    const SessionSnapshot* s = controller_.snapshot();
+    lastError_.clear();
+    const QString name = path.isEmpty() ? tr("edited program") : QFileInfo(path).fileName();
+    setWindowTitle(QString("%1 — Kernelscope").arg(name));
+    status_->setText(tr("Loaded %1: %2 e-classes").arg(name).arg(s && s->program ? s->program->graph.classCount() : 0));
+    log(status_->text());
+    if (!path.isEmpty()) addRecent(path);
+  });
+  connect(&controller_, &SessionController::failed, this, [this](const CompileFailure& f) {
+    lastError_ = f.message;
+    status_->setText(tr("Error: %1").arg(f.message));
+    log(tr("error: %1").arg(f.message));
+    if (f.source.isEmpty()) {
+      // Not a program text (binary model, missing file): the editor cannot mark it, so say it here.
+      auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not open"), f.message, QMessageBox::Ok, this);
+      box->setObjectName("OpenErrorBox");
+      box->setAttribute(Qt::WA_DeleteOnClose);
+      box->open();
+    }
+  });
+  connect(egraph_->graphView(), &GraphView::statusChanged, this, [this](const QString& s) {
+    if (!controller_.isBusy() && !s.isEmpty()) statusBar()->showMessage(s, 8000);
+  });
+  connect(egraph_->graphView(), &GraphView::layoutFailed, this, [this](const QString& m) { log(tr("layout: %1").arg(m)); });
+  connect(egraph_->graphView(), &GraphView::layoutFinished, this, [this](double ms) {
+    log(tr("graph laid out in %1 ms").arg(ms, 0, 'f', 0));
+  });
+
+  buildMenus();
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  if (!settings.contains("window/geometry")) resize(1400, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::samplesDir() {
+  const QString env = qEnvironmentVariable("KS_SOURCE_DIR");
+  for (const QString& d : {env.isEmpty() ? QString() : env + "/samples", QCoreApplication::applicationDirPath() + "/../samples",
+                           QCoreApplication::applicationDirPath() + "/../share/kernelscope/samples", QString(KS_SAMPLES_DIR)}) {
+    if (!d.isEmpty() && QDir(d).exists()) return QDir(d).canonicalPath();
+  }
+  return QString();
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(QIcon::fromTheme("document-open"), tr("&Open…"), this, &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  sampleMenu_ = file->addMenu(tr("Open &Sample"));
+  rebuildSampleMenu();
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  rebuildRecentMenu();
+  file->addSeparator();
+  QAction* save = file->addAction(tr("Save &Session…"));
+  save->setShortcut(QKeySequence::Save);
+  save->setEnabled(false);
+  save->setToolTip(tr("Sessions (.kss.json) are saved once the engine Session is built in"));
+  QAction* exportAct = file->addAction(tr("&Export Graph…"), this, &MainWindow::exportGraph);
+  exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addSeparator();
+  file->addAction(tr("&Close"), this, [this] { controller_.close(); })->setShortcut(QKeySequence::Close);
+  file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  GraphView* gv = egraph_->graphView();
+  viewMenu_->addAction(tr("Zoom &In"), this, [gv] { gv->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
+  viewMenu_->addAction(tr("Zoom &Out"), this, [gv] { gv->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
+  viewMenu_->addAction(tr("&Fit"), this, [gv] { gv->fit(); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  viewMenu_->addAction(tr("F&ind in Graph…"), this, [gv] {
+    gv->setFocus();
+    QKeyEvent ev(QEvent::KeyPress, Qt::Key_F, Qt::ControlModifier);
+    QApplication::sendEvent(gv, &ev);
+  })->setShortcut(QKeySequence::Find);
+  viewMenu_->addSeparator();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Kernelscope"), this, &MainWindow::about);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName("MainToolBar");
+  tb->addAction(open);
+  tb->addAction(tr("Recompile"), program_, &ProgramView::recompile)->setToolTip(tr("Build the edited program (Ctrl+Return)"));
+  tb->addSeparator();
+  tb->addAction(tr("Fit"), this, [gv] { gv->fit(); });
+  tb->addAction(tr("Export…"), this, &MainWindow::exportGraph);
+}
+
+void MainWindow::rebuildSampleMenu() {
+  sampleMenu_->clear();
+  const QString dir = samplesDir();
+  if (dir.isEmpty()) {
+    sampleMenu_->addAction(tr("(samples folder not found)"))->setEnabled(false);
+    return;
+  }
+  QStringList files;
+  QDirIterator it(dir, {"*.ks", "*.onnx"}, QDir::Files, QDirIterator::Subdirectories);
+  while (it.hasNext()) files << it.next();
+  files.sort();
+  for (const QString& f : files) {
+    sampleMenu_->addAction(QDir(dir).relativeFilePath(f), this, [this, f] { openFile(f); });
+  }
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList recent = QSettings().value("recentFiles").toStringList();
+  for (const QString& f : recent) recentMenu_->addAction(f, this, [this, f] { openFile(f); });
+  recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings s;
+  QStringList recent = s.value("recentFiles").toStringList();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(abs);
+  recent.prepend(abs);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  s.setValue("recentFiles", recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::openDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open"), samplesDir(),
+                                                    tr("Programs and sessions (*.ks *.onnx *.kss.json);;All files (*)"));
+  if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::openFile(const QString& path) {
+  log(tr("open %1").arg(path));
+  controller_.loadProgramFile(path);
+}
+
+void MainWindow::exportGraph() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), "egraph.svg", tr("SVG (*.svg);;PNG (*.png);;DOT (*.dot)"));
+  if (path.isEmpty()) return;
+  if (!egraph_->graphView()->exportAny(path)) QMessageBox::warning(this, tr("Export"), tr("Could not write %1").arg(path));
+  else log(tr("exported %1").arg(path));
+}
+
+void MainWindow::about() {
+  QMessageBox::about(this, tr("About Kernelscope"),
+                     tr("<h3>Kernelscope %1</h3><p>A workbench for a tensor compiler: every stage, visible.</p>"
+                        "<p>E-graph layout by Graphviz; built with Qt %2.</p>")
+                         .arg(QCoreApplication::applicationVersion(), qVersion()));
+}
+
+QString MainWindow::statusMessage() const { return status_->text(); }
+
+bool MainWindow::isBusy() const { return controller_.isBusy() || egraph_->graphView()->isBusy(); }
+
+void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done) {
+  auto* timer = new QTimer(this);
+  auto* clock = new QElapsedTimer;
+  clock->start();
+  connect(timer, &QTimer::timeout, this, [=, this] {
+    if (isBusy() && clock->elapsed() < timeoutMs) return;
+    timer->stop();
+    timer->deleteLater();
+    delete clock;
+    QApplication::processEvents();
+    const bool ok = grab().save(path);
+    done(ok);
+  });
+  timer->start(100);
+}
+
+void MainWindow::log(const QString& line) {
+  log_->appendPlainText(QTime::currentTime().toString("HH:mm:ss ") + line);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const QList<QUrl> urls = e->mimeData()->urls();
+  if (!urls.isEmpty() && urls.front().isLocalFile()) openFile(urls.front().toLocalFile());
+}
+
+}  // namespace ks
