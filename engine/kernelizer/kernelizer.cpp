@@ -38,9 +38,16 @@ KernelizeResult kernelize(const Graph& g, const std::vector<ClassId>& outputs) {
 
 // ------------------------------------------------------------------------------------ driver
 
-KernelizeResult Kernelizer::run(const std::vector<ClassId>& outputs) {
+KernelizeResult Kernelizer::run(const std::vector<ClassId>& requested) {
   KernelizeResult r;
   try {
+    // Outputs are a set (a class requested under two names is stored once).
+    std::vector<ClassId> outputs;
+    for (ClassId c : requested) {
+      if (!c.valid() || c.v >= g_.classCount())
+        throw Error(ErrorCode::Usage, "kernelizer: output class %" + std::to_string(c.v) + " is not in the graph");
+      if (!contains(outputs, c)) outputs.push_back(c);
+    }
     // AOT kernels reachable from the outputs, grouped by the device they run on.
     std::vector<ClassId> aot;
     std::map<uint32_t, std::vector<ClassId>> byDevice;
@@ -57,6 +64,7 @@ KernelizeResult Kernelizer::run(const std::vector<ClassId>& outputs) {
     // Pass 2 gives single-device alternatives; with one device it would repeat pass 1 exactly.
     if (byDevice.size() > 1)
       for (const auto& [device, classes] : byDevice) fillGaps(classes, outputs, "pass 2, device " + std::to_string(device));
+    checkLoadsProduced();
   } catch (const Error& e) {
     r.error = e;
   } catch (const std::exception& e) {
@@ -694,6 +702,16 @@ void Kernelizer::checkInvariants() {
     if (std::string v = verifyKernel(w.k); !v.empty()) fail("verifyKernel", kname(kid) + ": " + v);
   }
   unchecked_.clear();
+}
+
+// Every class a kernel loads is a leaf, an AOT kernel output, a device copy, or stored by a kernel.
+void Kernelizer::checkLoadsProduced() {
+  std::unordered_set<ClassId> stored;
+  for (const auto& [kid, w] : kernels_) stored.insert(w.stores.begin(), w.stores.end());
+  for (const auto& [kid, w] : kernels_)
+    for (ClassId l : w.loads)
+      if (!stored.count(l) && !g_.isLeaf(l) && !hasKernelNode(l) && g_.structural(l).kind != NodeKind::ToDevice)
+        fail("every load is produced", kname(kid) + " loads " + cls(l) + ", which no kernel stores and which is no input");
 }
 
 void Kernelizer::checkRegionEnd() {

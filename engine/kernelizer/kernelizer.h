@@ -40,7 +40,7 @@ KernelizeResult kernelize(const Graph& g, const std::vector<ClassId>& outputs);
 class Kernelizer {
  public:
   explicit Kernelizer(const Graph& g) : g_(g) {}
-  KernelizeResult run(const std::vector<ClassId>& outputs);
+  KernelizeResult run(const std::vector<ClassId>& requested);
 
  private:
   struct Slot {
@@ -100,6 +100,7 @@ class Kernelizer {
   void record(FusionAction a, const Why& why, std::vector<int32_t> kernels, ClassId subject = {});
   void checkInvariants();
   void checkRegionEnd();
+  void checkLoadsProduced();
   [[noreturn]] void fail(const std::string& invariant, const std::string& detail) const;
   std::string cls(ClassId c) const { return "%" + std::to_string(c.v); }
 

@@ -47,7 +47,7 @@ Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std
 
   // Mostly extend recent values (chains), sometimes reuse an old one (fan-out: duplicates/stores).
   auto operand = [&]() -> Value {
-    if (pool.size() > 1 && r.chance(35)) return r.pick(pool);
+    if (pool.size() > 1 && r.chance(o.reusePercent)) return r.pick(pool);
     const int64_t back = std::min<int64_t>(2, static_cast<int64_t>(pool.size()) - 1);
     return pool[pool.size() - 1 - static_cast<std::size_t>(r.range(0, back))];
   };

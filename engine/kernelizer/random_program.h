@@ -16,6 +16,7 @@ struct RandomProgramOptions {
   int64_t maxDim = 5;   // dims are drawn from 1..maxDim (plus the odd 7 so sizes are not all small)
   int maxInputs = 3;
   int64_t maxElements = 4096;  // no value grows beyond this many elements (expand is skipped)
+  int reusePercent = 35;       // chance that an operand is any earlier value (fan-out) rather than a recent one
 };
 
 // The same seed gives the same program on every platform (own generator, no std distributions).

@@ -257,6 +257,24 @@ class TestKernelizer : public QObject {
     checkReplay(r);
   }
 
+  void sameClassRequestedTwiceAndBadOutput() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {3});
+    Value y = op::exp(x);
+    b.output("a", y);
+    b.output("b", y);
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(1));
+    QCOMPARE(r.kernels[0].stores.size(), std::size_t(1));
+    checkReplay(r);
+    const KernelizeResult bad = kernelize(p.graph, {ClassId(9999)});
+    QVERIFY(bad.error.has_value());
+    QCOMPARE(bad.error->code(), ErrorCode::Usage);
+    QVERIFY(bad.kernels.empty());
+  }
+
   void aotKernelsAreBoundaries() {
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {8, 16});
@@ -402,6 +420,11 @@ class TestKernelizer : public QObject {
       programs.push_back({"mlp", b.finish()});
     }
     for (uint64_t seed = 1; seed <= 250; ++seed) programs.push_back({QString("random seed %1").arg(seed), randomProgram(seed)});
+    RandomProgramOptions longChains;
+    longChains.minOps = longChains.maxOps = 200;
+    longChains.reusePercent = 5;
+    for (uint64_t seed = 1000; seed < 1010; ++seed)
+      programs.push_back({QString("long random seed %1").arg(seed), randomProgram(seed, longChains)});
     for (const auto& [name, p] : programs) {
       const KernelizeResult r = kernelizeProgram(p);
       QVERIFY2(!r.error, qPrintable(name));
@@ -460,14 +483,16 @@ class TestKernelizer : public QObject {
     checkReplay(r);
     RandomProgramOptions o;
     o.minOps = o.maxOps = 600;
+    o.reusePercent = 2;  // long chains
     const Program big = randomProgram(99, o);
     timer.restart();
     const KernelizeResult rb = kernelizeProgram(big);
     const qint64 msBig = timer.elapsed();
     QVERIFY2(!rb.error, rb.error ? rb.error->what() : "");
     checkReplay(rb);
-    qInfo("deep MLP: %d classes -> %d kernels in %lld ms; random: %d classes -> %d kernels in %lld ms",
-          int(p.graph.classCount()), int(r.kernels.size()), ms, int(big.graph.classCount()), int(rb.kernels.size()), msBig);
+    qInfo("deep MLP: %d classes -> %d kernels in %lld ms; random: %d classes (%d on output paths) -> %d kernels in %lld ms",
+          int(p.graph.classCount()), int(r.kernels.size()), ms, int(big.graph.classCount()),
+          int(big.graph.topoOrder(big.outputClasses()).size()), int(rb.kernels.size()), msBig);
     QVERIFY(ms < 5000 && msBig < 5000);
   }
 
