@@ -166,6 +166,7 @@ HostTensor toHost(const View& in) {
   const View v = isDense(in) ? in : materialize(in);
   HostTensor t(v.dtype, v.shape);
   const int64_t n = t.numel();
+  if (n == 0) return t;  // (memcpy of nothing from an empty vector's null pointer is still UB)
   switch (v.dtype) {
     case DType::F16:
       for (int64_t i = 0; i < n; ++i) t.data<uint16_t>()[i] = floatToHalf(v.buf->f[v.offset + i]);

@@ -357,7 +357,7 @@ Value transpose(Value x, int64_t a, int64_t b) {
   return permute(x, axes);
 }
 
-Value broadcastTo(Value x, const Shape& shape) {
+Value broadcastTo(Value x, Shape shape) {
   if (x.shape() == shape) return x;
   if (x.rank() > static_cast<int>(shape.size()))
     fail(x.builder(), ErrorCode::Shape, "expand", "cannot broadcast " + shapeStr(x.shape()) + " to " + shapeStr(shape));

@@ -152,7 +152,8 @@ Value reshape(Value x, std::vector<int64_t> shape);  // one -1 allowed
 Value permute(Value x, std::vector<int64_t> axes);
 Value transpose(Value x, int64_t a = -2, int64_t b = -1);
 Value expand(Value x, std::vector<int64_t> shape);  // NumPy broadcast_to; -1 keeps a dim
-Value broadcastTo(Value x, const Shape& shape);
+// `shape` is taken by value: a caller's x.shape() refers into the graph, which adding nodes moves.
+Value broadcastTo(Value x, Shape shape);
 // pads: (before, after) per axis starting at axis 0 (shorter lists pad leading axes only);
 // negative pads crop.
 Value pad(Value x, std::vector<std::pair<int64_t, int64_t>> pads, double value = 0.0);

@@ -40,7 +40,8 @@ Value argExtreme(Value x, int64_t axis, bool keepdim, bool isMax, const char* na
   for (int64_t i = 0; i < d; ++i) idx.setInt(i, i);
   std::vector<int64_t> idxShape(static_cast<std::size_t>(x.rank()), 1);
   idxShape[a] = d;
-  Value ar = broadcastTo(reshape(x.builder()->constant(idx), idxShape), x.shape());
+  const Shape xShape = x.shape();  // a copy: adding nodes moves the graph's shapes
+  Value ar = broadcastTo(reshape(x.builder()->constant(idx), idxShape), xShape);
   Value cand = where(hit, ar, Operand(d));
   Value r = prim::reduce(cand, ReduceOp::Min, {a});
   return keepdim ? reshape(r, prim::keptShape(x.shape(), {a})) : r;

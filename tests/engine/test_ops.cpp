@@ -605,7 +605,11 @@ class TestOps : public QObject {
     std::printf("host executor: 128x256 transformer block in %lld ms\n", static_cast<long long>(ms));
     QCOMPARE(shapeStr(r[0].shape()), std::string("[128, 256]"));
     for (int64_t i = 0; i < r[0].numel(); ++i) QVERIFY(std::isfinite(r[0].getDouble(i)));
+#if defined(__SANITIZE_ADDRESS__)
+    std::printf("(built with sanitizers: no time limit)\n");
+#else
     QVERIFY2(ms < 3000, "the host executor is far slower than expected (target: well under a second)");
+#endif
   }
 
   // The op x dtype-class table of the cases that passed.
