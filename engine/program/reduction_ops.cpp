@@ -19,7 +19,8 @@ Value var(Value x, std::vector<int64_t> axes, double correction, bool keepdim) {
 
 Value std(Value x, std::vector<int64_t> axes, double correction, bool keepdim) {
   const DType t = isFloat(x.dtype()) ? x.dtype() : DType::F32;
-  return cast(sqrt(cast(var(x, std::move(axes), correction, keepdim), prim::computeType(t))), t);
+  // var of the widened tensor, so an f16 result is rounded once (after the sqrt), not twice
+  return cast(sqrt(var(cast(x, prim::computeType(t)), std::move(axes), correction, keepdim)), t);
 }
 
 namespace {
