@@ -598,6 +598,32 @@ case("where", [rand("bool", [3]), rand("u8", [3]), rand("i8", [3])], torch.where
 case("mse", [rand("bool", [4]), rand("bool", [4])], lambda a, b: torch.mean((a.float() - b.float()) ** 2), name="mse_bool",
      cls="bool")
 
+# composites on integer inputs: Kernelscope promotes them to f32 (or keeps/wraps the int dtype
+# where the op is integer arithmetic: matmul, linear, conv2d)
+for dt in ("i32", "u8"):
+    case("std", [rand(dt, [2, 4])], lambda x: torch.std(x.float(), dim=1), {"axes": [1], "correction": 1.0, "keepdim": False},
+         name=f"std_{dt}_promotes")
+    case("rms_norm", [rand(dt, [2, 4])], lambda x: rms_ref(x.float(), dims=1), {"dims": 1, "eps": 1e-6, "weight": False},
+         name=f"rms_norm_{dt}_promotes")
+    case("batch_norm", [rand(dt, [2, 3]), rand("f32", [3]), rand("f32", [3], positive=True)],
+         lambda x, m, v: F.batch_norm(x.float(), m, v, None, None, False, 0.1, 1e-5), {"eps": 1e-5, "weight": False, "bias": False},
+         name=f"batch_norm_{dt}_promotes")
+    case("sdpa", [rand(dt, [3, 2]), rand(dt, [4, 2]), rand(dt, [4, 2])],
+         lambda q, k, v: sdpa_ref(q.float(), k.float(), v.float(), False, 0.25), {"causal": False, "scale": 0.25},
+         name=f"sdpa_{dt}_promotes")
+    case("cross_entropy", [rand(dt, [3, 4]), torch.tensor([0, 3, 1], dtype=torch.int64)],
+         lambda x, t: F.cross_entropy(x.float(), t), name=f"cross_entropy_{dt}_logits")
+    case("layer_norm", [rand(dt, [2, 5])], lambda x: F.layer_norm(x.float(), [5]),
+         {"dims": 1, "eps": 1e-5, "weight": False, "bias": False}, name=f"layer_norm_{dt}_more")
+case("conv2d", [rand("u8", [1, 1, 4, 4]), rand("u8", [2, 1, 2, 2]), rand("u8", [2])],
+     lambda x, w, b: F.conv2d(x.double(), w.double(), b.double(), 1, 1).long().to(torch.uint8),
+     {"stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "groups": 1, "bias": True}, name="conv2d_u8_wraps")
+case("linear", [rand("u8", [2, 3]), rand("u8", [3, 2]), rand("u8", [2])], lambda x, w, b: (x.long() @ w.long() + b.long()).to(torch.uint8),
+     name="linear_u8_wraps")
+case("avg_pool2d", [rand("u8", [1, 1, 4, 4])], lambda x: F.avg_pool2d(x.float(), 2),
+     {"kernel": [2, 2], "stride": [], "padding": [0, 0], "count_include_pad": True}, name="avg_pool2d_u8_promotes")
+case("mse", [rand("u8", [4]), rand("u8", [4])], lambda a, b: torch.mean((a - b).float() ** 2), name="mse_u8_wrapped_difference")
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_cases.json")
 with open(out, "w") as f:
     json.dump({"generator": "tests/data/gen_op_cases.py", "torch": torch.__version__, "numpy": np.__version__,
