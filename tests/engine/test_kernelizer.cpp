@@ -345,6 +345,29 @@ class TestKernelizer : public QObject {
     QVERIFY(aotStore);
   }
 
+  void deviceCopyIsMaterializedAndReloaded() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 3});
+    Value e = op::exp(x);
+    b.output("e", e);  // placeholder output so the builder finishes; replaced below
+    Program p = b.finish();
+    const ClassId copy = p.graph.addToDevice(e.id(), 1, 0.0);
+    Node neg;
+    neg.kind = NodeKind::Unary;
+    neg.op = static_cast<uint8_t>(UnaryOp::Neg);
+    neg.in = {copy};
+    const ClassId y = p.graph.add(neg);
+    const KernelizeResult r = kernelize(p.graph, {y});
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    // exp(x) is stored (the copy's source must be in memory); neg loads the copied value.
+    QCOMPARE(r.kernels.size(), std::size_t(2));
+    QCOMPARE(r.kernels[0].stores, std::vector<ClassId>{e.id()});
+    QCOMPARE(r.kernels[1].loads, std::vector<ClassId>{copy});
+    QCOMPARE(r.kernels[1].stores, std::vector<ClassId>{y});
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+  }
+
   void unsupportedNodeKeepsTrace() {
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {4});
