@@ -326,8 +326,7 @@ class LaunchBuilder {
       flat.push_back(o.paramKind() == ParamKind::Scalar ? idx::cst(0) : flatIndex(l.idx, o.shape));
     std::vector<LArg> out(lanes.size());
     std::vector<bool> done(lanes.size(), false);
-    const int64_t w = lk_.schedule.vec;
-    if (w > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
+    if (lk_.schedule.vec > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
       // Bucket unmasked lanes by base expression; runs of w consecutive offsets become vloads.
       std::map<std::string, std::vector<std::pair<int64_t, std::size_t>>> buckets;
       std::map<std::string, Idx> bases;
@@ -338,6 +337,9 @@ class LaunchBuilder {
         buckets[key].push_back({c, i});
         bases[key] = base;
       }
+      // Widest runs first; leftovers try narrower vectors (an unroll of 4 under vec=8 still
+      // gets vload4 along the reduced axis).
+      for (int64_t w = lk_.schedule.vec; w >= 2; w /= 2)
       for (auto& [key, items] : buckets) {
         std::sort(items.begin(), items.end());
         std::map<int64_t, std::size_t> byOff;

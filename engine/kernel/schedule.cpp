@@ -89,6 +89,9 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
   const KernelGridInfo g = kernelGridInfo(k);
   if (g.primaryStore < 0) return "kernel has no store";
   if (s.localTile) return "local-memory tiling is not implemented";
+  if (!limits.fp64)
+    for (const KOp& o : k.ops)
+      if (o.dtype == DType::F64) return "the device has no fp64";
   for (int64_t v : {s.wgM, s.tileM, s.tileN, s.vec, s.unroll, s.localReduce, s.groupSplit})
     if (v < 1) return "schedule values must be positive";
   if (s.wgN < 0) return "schedule values must be positive";
