@@ -37,7 +37,8 @@ namespace ks {
 //   And/Or/Xor: logical for bool, bitwise for ints.
 // - Cast: float -> int truncates toward zero, saturating at the target's range, NaN -> 0
 //   (ks::floatToInt); anything -> bool is != 0 (NaN -> true); int -> int wraps; -> f16 rounds half
-//   to even. Bitcast reinterprets the stored bits (f16 as its 16-bit pattern).
+//   to even from the f32 value (f64 -> f16 goes through f32, as a device without f16 does).
+//   Bitcast reinterprets the stored bits (f16 as its 16-bit pattern).
 // - Where is a real select: the unselected branch never leaks (NaN/inf there do not matter).
 // - Pad fills the new elements with the node's value; negative pads crop.
 // - Reduce Sum/Prod/Max/Min accumulate IN THE DTYPE (float for f32, int64 wrapped at the end for
