@@ -100,6 +100,10 @@ class Importer {
     } else if (symbolic) {
       throw Error(ErrorCode::Unsupported, "input '" + in.name() + "' has a symbolic or unknown shape " + shapeStr(shape) + " (give its data to fix it)", at);
     }
+    long double elems = 1;
+    for (Dim d : shape) elems *= static_cast<long double>(d);
+    if (elems > static_cast<long double>(int64_t{1} << 40))
+      throw Error(ErrorCode::Allocation, "input '" + in.name() + "' of shape " + shapeStr(shape) + " is too large", at);
     b_.setLocation(at);
     OnnxValue v = OnnxValue::of(b_.input(in.name(), *dt, shape));
     v.name = in.name();

@@ -63,6 +63,17 @@ double OnnxContext::scalarValue(std::size_t i, const char* what) const {
   return isFloat(t.dtype()) ? t.getDouble(0) : static_cast<double>(t.getInt(0));
 }
 
+const Shape& OnnxContext::checkSize(const Shape& s) const {
+  long double n = 1;
+  for (Dim d : s) {
+    if (d < 0) fail("negative dimension in " + shapeStr(s), ErrorCode::Shape);
+    n *= static_cast<long double>(d);
+  }
+  if (n > static_cast<long double>(int64_t{1} << 28))
+    fail("a tensor of shape " + shapeStr(s) + " is too large to make at import time", ErrorCode::Allocation);
+  return s;
+}
+
 void OnnxContext::fail(const std::string& msg, ErrorCode code) const {
   throw Error(code, msg, loc_, node.opType);
 }

@@ -77,6 +77,8 @@ class OnnxContext {
   double scalarValue(std::size_t i, const char* what) const;          // a constant one-element tensor
 
   [[noreturn]] void fail(const std::string& msg, ErrorCode code = ErrorCode::Unsupported) const;
+  // Guards import-time tensors against hostile shapes: fails (Allocation) above 2^28 elements.
+  const Shape& checkSize(const Shape& s) const;
   const SourceLoc& loc() const { return loc_; }
 
  private:

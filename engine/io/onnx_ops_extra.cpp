@@ -122,7 +122,7 @@ V nonZero(OnnxContext& c) {
   for (int64_t i = 0; i < x.numel(); ++i)
     if (isFloat(x.dtype()) ? x.getDouble(i) != 0 : x.getInt(i) != 0) hits.push_back(i);
   const int64_t r = static_cast<int64_t>(s.size()), n = static_cast<int64_t>(hits.size());
-  HostTensor out(DType::I64, {r, n});
+  HostTensor out(DType::I64, c.checkSize({r, n}));
   const Shape strides = rowMajorStrides(s);
   for (int64_t k = 0; k < n; ++k)
     for (int64_t a = 0; a < r; ++a) out.setInt(a * n + k, (hits[k] / strides[a]) % s[a]);
@@ -136,7 +136,8 @@ V gatherND(OnnxContext& c) {
   const Shape ds = data.shape(), is = ind.shape();
   if (is.empty()) c.fail("indices must have rank >= 1", ErrorCode::Shape);
   const int64_t k = is.back();
-  if (b + k > static_cast<int64_t>(ds.size())) c.fail("indices address more dims than data has", ErrorCode::Shape);
+  if (b < 0 || k < 0 || b >= static_cast<int64_t>(is.size()) || b + k > static_cast<int64_t>(ds.size()))
+    c.fail("indices address more dims than data has", ErrorCode::Shape);
   int64_t B = 1, Q = 1, R = 1, P = 1;
   for (int64_t i = 0; i < b; ++i) B *= ds[i];
   for (std::size_t i = b; i + 1 < is.size(); ++i) Q *= is[i];
@@ -177,7 +178,7 @@ Value scatterRows(OnnxContext& c, Value data, Value updates, const std::vector<i
   Value out = data;
   for (const auto& lvl : levels) {
     std::vector<int64_t> src;
-    HostTensor mask(DType::Bool, {D, 1});
+    HostTensor mask(DType::Bool, c.checkSize({D, 1}));
     for (int64_t d = 0; d < D; ++d) {
       src.push_back(lvl[d] < 0 ? 0 : lvl[d]);
       mask.setInt(d, lvl[d] >= 0);
@@ -200,6 +201,9 @@ V scatterElements(OnnxContext& c) {
   const int r = data.rank();
   const int axis = axisOf(c, c.node.attrInt("axis", 0), r);
   const Shape ds = data.shape(), is = ind.shape();
+  if (static_cast<int>(is.size()) != r || upd.shape() != is) c.fail("indices and updates must have the data's rank and one shape", ErrorCode::Shape);
+  for (int a = 0; a < r; ++a)
+    if (a != axis && is[a] > ds[a]) c.fail("indices larger than data", ErrorCode::Shape);
   const Shape dstr = rowMajorStrides(ds), istr = rowMajorStrides(is);
   std::vector<int64_t> target;
   for (int64_t e = 0; e < ind.numel(); ++e) {
@@ -224,6 +228,8 @@ V scatterND(OnnxContext& c) {
   Value data = c.value(0), upd = c.value(2);
   const HostTensor& ind = c.constant(1, "indices");
   const Shape ds = data.shape(), is = ind.shape();
+  if (is.empty() || is.back() < 0 || is.back() > static_cast<int64_t>(ds.size()))
+    c.fail("indices do not fit the data", ErrorCode::Shape);
   const int64_t k = is.back();
   int64_t P = 1, R = 1, Q = 1;
   for (int64_t i = 0; i < k; ++i) P *= ds[i];
@@ -257,7 +263,7 @@ V topK(OnnxContext& c) {
   Value xi = op::unsqueeze(x, axis + 1);  // [.., n(i), 1, ..]
   Value xj = op::unsqueeze(x, axis);      // [.., 1, n(j), ..]
   Value beats = largest ? op::gt(xj, xi) : op::lt(xj, xi);
-  HostTensor before(DType::Bool, {n, n});
+  HostTensor before(DType::Bool, c.checkSize({n, n}));
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) before.setInt(i * n + j, j < i);
   Shape bs(r + 1, 1);

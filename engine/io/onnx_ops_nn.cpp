@@ -149,6 +149,10 @@ Window windowOf(const OnnxContext& c, const Shape& sp, std::vector<int64_t> kern
   std::vector<int64_t> pads = c.node.attrInts("pads", std::vector<int64_t>(2 * n, 0));
   if (w.stride.size() != n || w.dilation.size() != n || pads.size() != 2 * n)
     c.fail("strides/dilations/pads do not match the spatial rank", ErrorCode::Shape);
+  for (std::size_t i = 0; i < n; ++i)
+    if (w.kernel[i] < 1 || w.stride[i] < 1 || w.dilation[i] < 1 || pads[i] < 0 || pads[i + n] < 0 ||
+        w.kernel[i] > (int64_t{1} << 24) || w.stride[i] > (int64_t{1} << 24) || w.dilation[i] > (int64_t{1} << 24))
+      c.fail("kernel, strides and dilations must be positive and pads non-negative", ErrorCode::Shape);
   const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
   for (std::size_t i = 0; i < n; ++i) {
     const int64_t k = (w.kernel[i] - 1) * w.dilation[i] + 1;
@@ -210,8 +214,9 @@ std::vector<int64_t> spatialKernel(OnnxContext& c, const Shape& wShape) {
 }
 
 Value convCore(OnnxContext& c, Value x, Value w, const Window& win, int64_t groups) {
+  if (w.rank() != x.rank()) c.fail("weight rank differs from input rank", ErrorCode::Shape);
   const int64_t N = x.dim(0), C = x.dim(1), M = w.dim(0);
-  if (C % groups != 0 || M % groups != 0 || w.dim(1) * groups != C)
+  if (groups < 1 || C % groups != 0 || M % groups != 0 || w.dim(1) * groups != C)
     c.fail("channels " + std::to_string(C) + " and weight " + shapeStr(w.shape()) + " do not fit group " + std::to_string(groups), ErrorCode::Shape);
   int64_t K = 1, O = 1;
   for (int64_t k : win.kernel) K *= k;
@@ -255,6 +260,11 @@ V convTranspose(OnnxContext& c) {
   const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
   if (s.size() != n || d.size() != n || outPad.size() != n || pads.size() != 2 * n || k.size() != n)
     c.fail("attributes do not match the spatial rank", ErrorCode::Shape);
+  if (w.rank() != x.rank() || g < 1 || w.dim(0) % g != 0) c.fail("weight shape does not fit the input and group", ErrorCode::Shape);
+  for (std::size_t i = 0; i < n; ++i)
+    if (k[i] < 1 || s[i] < 1 || d[i] < 1 || outPad[i] < 0 || k[i] > (int64_t{1} << 24) || s[i] > (int64_t{1} << 24) ||
+        d[i] > (int64_t{1} << 24))
+      c.fail("kernel, strides and dilations must be positive", ErrorCode::Shape);
   for (std::size_t i = 0; i < n; ++i) {
     const int64_t in = x.shape()[2 + i], ke = (k[i] - 1) * d[i] + 1;
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
@@ -363,7 +373,7 @@ V averagePool(OnnxContext& c) {
     extra[i] = std::max<int64_t>(0, need - have);
     ms.push_back(have + extra[i]);
   }
-  HostTensor mask(x.dtype() == DType::F64 ? DType::F64 : DType::F32, ms);
+  HostTensor mask(x.dtype() == DType::F64 ? DType::F64 : DType::F32, c.checkSize(ms));
   const int64_t total = mask.numel();
   for (int64_t e = 0; e < total; ++e) {
     int64_t rem = e;
@@ -397,6 +407,7 @@ V globalMaxPool(OnnxContext& c) {
 
 // ---------------------------------------------------------------- normalizations
 Value channelVec(Value v, int rank) {
+  if (rank < 2) throw Error(ErrorCode::Shape, "input must have rank >= 2 (a channel axis)");
   std::vector<int64_t> s(rank, 1);
   s[1] = numel(v.shape());
   return op::reshape(v, s);
@@ -485,6 +496,7 @@ V lrn(OnnxContext& c) {
   Value x = c.value(0);
   const int64_t size = c.node.attrInt("size", 1);
   const double alpha = c.node.attrFloat("alpha", 1e-4), beta = c.node.attrFloat("beta", 0.75), bias = c.node.attrFloat("bias", 1.0);
+  if (size < 1 || size > 4096 || x.rank() < 2) c.fail("size must be positive and the input have a channel axis", ErrorCode::Shape);
   const int64_t lo = (size - 1) / 2, hi = size - 1 - lo, C = x.dim(1);
   Value sq = op::mul(x, x);
   std::vector<std::pair<int64_t, int64_t>> pp(2, {0, 0});

@@ -58,7 +58,7 @@ std::vector<double> coeffs(const ResizeAttrs& a, double ratio, bool integral) {
 // [out, in] weights of one axis; `outside` marks extrapolated output positions.
 HostTensor axisWeights(const OnnxContext& c, const ResizeAttrs& a, int64_t in, int64_t out, double scale, double r0,
                        double r1, std::vector<bool>& outside) {
-  HostTensor w(DType::F64, {out, in});
+  HostTensor w(DType::F64, c.checkSize({out, in}));
   outside.assign(out, false);
   for (int64_t o = 0; o < out; ++o) {
     const double x = sourceCoord(c, a, o, in, out, scale, r0, r1);
@@ -101,8 +101,14 @@ Value resizeWith(OnnxContext& c, Value x, const ResizeAttrs& a, std::vector<doub
     for (int i = 0; i < r; ++i) scales.push_back(static_cast<double>(sizes[i]) / static_cast<double>(x.dim(i)));
   } else {
     if (static_cast<int>(scales.size()) != r) c.fail("scales length differs from the rank", ErrorCode::Shape);
-    for (int i = 0; i < r; ++i) sizes.push_back(static_cast<int64_t>(scales[i] * static_cast<double>(x.dim(i))));
+    for (int i = 0; i < r; ++i) {
+      const double n = scales[i] * static_cast<double>(x.dim(i));
+      if (!(scales[i] > 0 && n < static_cast<double>(int64_t{1} << 28))) c.fail("bad scale", ErrorCode::Shape);
+      sizes.push_back(static_cast<int64_t>(n));
+    }
   }
+  for (int i = 0; i < r; ++i)
+    if (sizes[i] < 1 || x.dim(i) < 1 || !(scales[i] > 0)) c.fail("sizes and scales must be positive", ErrorCode::Shape);
   if (roi.size() != static_cast<std::size_t>(2 * r)) {
     roi.assign(2 * r, 0.0);
     for (int i = 0; i < r; ++i) roi[r + i] = 1.0;
@@ -132,7 +138,7 @@ Value resizeWith(OnnxContext& c, Value x, const ResizeAttrs& a, std::vector<doub
       y = op::permute(op::matmul(op::permute(y, perm), c.b.constant(wt)), inv);
     }
     if (std::find(outside.begin(), outside.end(), true) != outside.end()) {
-      HostTensor m(DType::Bool, {out});
+      HostTensor m(DType::Bool, c.checkSize({out}));
       for (int64_t o = 0; o < out; ++o) m.setInt(o, outside[o]);
       Shape ms(r, 1);
       ms[i] = out;

@@ -98,12 +98,14 @@ V split(OnnxContext& c) {
   const int64_t outs = static_cast<int64_t>(c.node.outputs.size());
   if (sizes.empty()) {
     const int64_t parts = c.node.attrInt("num_outputs", outs);
+    if (parts < 1) c.fail("no outputs to split into", ErrorCode::Shape);
     const int64_t each = (n + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::min(each, n - i * each));
   }
   V r;
   int64_t at = 0;
   for (int64_t s : sizes) {
+    if (s < 0 || s > n) c.fail("bad split size " + std::to_string(s), ErrorCode::Shape);
     r.push_back(OnnxValue::of(op::narrow(x, axis, at, s)));
     at += s;
   }
@@ -114,7 +116,9 @@ V split(OnnxContext& c) {
 // NumPy-style slicing of one axis with clamping, any nonzero step.
 Value sliceAxis(OnnxContext& c, Value x, int axis, int64_t start, int64_t end, int64_t step) {
   const int64_t n = x.shape()[axis];
-  if (step == 0) c.fail("slice step 0", ErrorCode::Shape);
+  if (step == 0 || step > (int64_t{1} << 40) || step < -(int64_t{1} << 40)) c.fail("slice step out of range", ErrorCode::Shape);
+  start = std::clamp<int64_t>(start, -(int64_t{1} << 50), int64_t{1} << 50);
+  end = std::clamp<int64_t>(end, -(int64_t{1} << 50), int64_t{1} << 50);
   if (start < 0) start += n;
   if (end < 0) end += n;
   if (step > 0) {
@@ -305,7 +309,7 @@ V constantOfShape(OnnxContext& c) {
   }
   for (int64_t d : s)
     if (d < 0) c.fail("negative dimension", ErrorCode::Shape);
-  HostTensor t(fill.dtype(), Shape(s.begin(), s.end()));
+  HostTensor t(fill.dtype(), c.checkSize(Shape(s.begin(), s.end())));
   const std::size_t e = dtypeSize(t.dtype());
   for (int64_t i = 0; i < t.numel(); ++i) std::memcpy(t.bytes() + i * e, fill.bytes(), e);
   return one(t);
@@ -330,8 +334,10 @@ V range(OnnxContext& c) {
   const HostTensor& st = c.constant(0, "start");
   const double start = c.scalarValue(0, "start"), limit = c.scalarValue(1, "limit"), delta = c.scalarValue(2, "delta");
   if (delta == 0) c.fail("delta is 0", ErrorCode::Shape);
-  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-  HostTensor t(st.dtype(), {n});
+  const double count = std::ceil((limit - start) / delta);
+  if (!(count < static_cast<double>(int64_t{1} << 28))) c.fail("the range is too long", ErrorCode::Allocation);
+  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+  HostTensor t(st.dtype(), c.checkSize({n}));
   for (int64_t i = 0; i < n; ++i) {
     if (isFloat(t.dtype())) t.setDouble(i, start + static_cast<double>(i) * delta);
     else t.setInt(i, static_cast<int64_t>(start) + i * static_cast<int64_t>(delta));
@@ -350,7 +356,7 @@ V eyeLike(OnnxContext& c) {
     t = *d;
   }
   const int64_t k = c.node.attrInt("k", 0);
-  HostTensor r(t, s);
+  HostTensor r(t, c.checkSize(s));
   for (int64_t i = 0; i < s[0]; ++i)
     if (i + k >= 0 && i + k < s[1]) r.setInt(i * s[1] + i + k, 1);
   return one(r);
@@ -362,7 +368,7 @@ V trilu(OnnxContext& c) {
   const int64_t k = c.has(1) ? static_cast<int64_t>(c.scalarValue(1, "k")) : 0;
   const bool upper = c.node.attrInt("upper", 1) != 0;
   const int64_t rows = x.dim(-2), cols = x.dim(-1);
-  HostTensor m(DType::Bool, {rows, cols});
+  HostTensor m(DType::Bool, c.checkSize({rows, cols}));
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) m.setInt(i * cols + j, upper ? (j - i >= k) : (j - i <= k));
   return one(op::where(c.b.constant(m), x, scalarLike(x, 0)));
@@ -370,7 +376,9 @@ V trilu(OnnxContext& c) {
 
 V oneHot(OnnxContext& c) {
   Value idx = op::cast(c.value(0), DType::I64);
-  const int64_t depth = static_cast<int64_t>(c.scalarValue(1, "depth"));
+  const double depthValue = c.scalarValue(1, "depth");
+  if (!(depthValue >= 1 && depthValue < static_cast<double>(int64_t{1} << 24))) c.fail("depth out of range", ErrorCode::Shape);
+  const int64_t depth = static_cast<int64_t>(depthValue);
   Value values = c.value(2);
   const int r = idx.rank() + 1;
   const int axis = axisOf(c, c.node.attrInt("axis", -1), r);
@@ -389,7 +397,7 @@ V dropout(OnnxContext& c) {
   }
   V r{c.isConstant(0) ? OnnxValue::of(c.constant(0, "data")) : OnnxValue::of(c.value(0))};
   if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty()) {
-    HostTensor m(DType::Bool, c.shape(0));
+    HostTensor m(DType::Bool, c.checkSize(c.shape(0)));
     for (int64_t i = 0; i < m.numel(); ++i) m.setInt(i, 1);
     r.push_back(OnnxValue::of(m));
   }
@@ -416,6 +424,7 @@ V depthToSpace(OnnxContext& c) {
   if (x.rank() != 4) c.fail("input must be 4-D", ErrorCode::Shape);
   const int64_t b = c.node.attrInt("blocksize", 1), n = x.dim(0), ch = x.dim(1), h = x.dim(2), w = x.dim(3);
   const bool crd = c.node.attrString("mode", "DCR") == "CRD";
+  if (b < 1 || ch % (b * b) != 0) c.fail("channels must divide by blocksize^2", ErrorCode::Shape);
   Value y = crd ? op::permute(op::reshape(x, {n, ch / (b * b), b, b, h, w}), {0, 1, 4, 2, 5, 3})
                 : op::permute(op::reshape(x, {n, b, b, ch / (b * b), h, w}), {0, 3, 4, 1, 5, 2});
   return one(op::reshape(y, {n, ch / (b * b), h * b, w * b}));
@@ -425,6 +434,7 @@ V spaceToDepth(OnnxContext& c) {
   Value x = c.value(0);
   if (x.rank() != 4) c.fail("input must be 4-D", ErrorCode::Shape);
   const int64_t b = c.node.attrInt("blocksize", 1), n = x.dim(0), ch = x.dim(1), h = x.dim(2), w = x.dim(3);
+  if (b < 1 || h % b != 0 || w % b != 0) c.fail("height and width must divide by blocksize", ErrorCode::Shape);
   Value y = op::permute(op::reshape(x, {n, ch, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
   return one(op::reshape(y, {n, ch * b * b, h / b, w / b}));
 }
