@@ -236,6 +236,71 @@ class TestGraph : public QObject {
     QCOMPARE(g.classCount(), classes);  // nothing half-added
   }
 
+  // The node patterns later stages match (documented in composite_ops.cpp) are a contract.
+  void matmulIsBroadcastMultiplyReduce() {
+    ProgramBuilder b;
+    Value a = b.input("a", DType::F32, {2, 3, 4});
+    Value w = b.input("w", DType::F32, {4, 5});
+    Value y = op::matmul(a, w);
+    const Graph& g = b.graph();
+    auto node = [&](ClassId c) -> const Node& { return g.structural(c); };
+    const Node& red = node(y.id());
+    QCOMPARE(red.kind, NodeKind::Reduce);
+    QCOMPARE(red.reduceOp(), ReduceOp::Sum);
+    QCOMPARE(red.attr, (std::vector<int64_t>{3}));
+    QCOMPARE(shapeStr(g.shape(y.id())), std::string("[2, 3, 5]"));
+    const Node& mul = node(red.in[0]);
+    QCOMPARE(mul.kind, NodeKind::Binary);
+    QCOMPARE(mul.binaryOp(), BinaryOp::Mul);
+    QCOMPARE(shapeStr(g.shape(red.in[0])), std::string("[2, 3, 5, 4]"));
+    // a: Expand <- Reshape [2, 3, 1, 4] <- a
+    const Node& ea = node(mul.in[0]);
+    QCOMPARE(ea.kind, NodeKind::Expand);
+    const Node& ra = node(ea.in[0]);
+    QCOMPARE(ra.kind, NodeKind::Reshape);
+    QCOMPARE(ra.attr, (std::vector<int64_t>{2, 3, 1, 4}));
+    QCOMPARE(ra.in[0], a.id());
+    // b: Expand <- Reshape [1, 1, 5, 4] <- Permute [1, 0] <- w
+    const Node& eb = node(mul.in[1]);
+    QCOMPARE(eb.kind, NodeKind::Expand);
+    const Node& rb = node(eb.in[0]);
+    QCOMPARE(rb.kind, NodeKind::Reshape);
+    QCOMPARE(rb.attr, (std::vector<int64_t>{1, 1, 5, 4}));
+    const Node& pb = node(rb.in[0]);
+    QCOMPARE(pb.kind, NodeKind::Permute);
+    QCOMPARE(pb.attr, (std::vector<int64_t>{1, 0}));
+    QCOMPARE(pb.in[0], w.id());
+  }
+
+  void softmaxIsMaxShiftedExpOverSum() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {2, 3});
+    Value y = op::softmax(x, -1);
+    const Graph& g = b.graph();
+    const Node& div = g.structural(y.id());
+    QCOMPARE(div.kind, NodeKind::Binary);
+    QCOMPARE(div.binaryOp(), BinaryOp::Div);
+    const Node& e = g.structural(div.in[0]);
+    QCOMPARE(e.kind, NodeKind::Unary);
+    QCOMPARE(e.unaryOp(), UnaryOp::Exp);
+    const Node& sub = g.structural(e.in[0]);
+    QCOMPARE(sub.binaryOp(), BinaryOp::Sub);
+    QCOMPARE(sub.in[0], x.id());
+    auto reduceUnder = [&](ClassId c) {  // Expand <- Reshape (keepdim) <- Reduce
+      const Node& ex = g.structural(c);
+      if (ex.kind != NodeKind::Expand) return Node{};
+      const Node& rs = g.structural(ex.in[0]);
+      return rs.kind == NodeKind::Reshape ? g.structural(rs.in[0]) : Node{};
+    };
+    const Node mx = reduceUnder(sub.in[1]);
+    QCOMPARE(mx.kind, NodeKind::Reduce);
+    QCOMPARE(mx.reduceOp(), ReduceOp::Max);
+    const Node sm = reduceUnder(div.in[1]);
+    QCOMPARE(sm.kind, NodeKind::Reduce);
+    QCOMPARE(sm.reduceOp(), ReduceOp::Sum);
+    QCOMPARE(sm.in[0], div.in[0]);  // the sum is over the same exp (CSE)
+  }
+
   // The host executor evaluates the structural node of each class; a rank-0 constant broadcasts.
   void hostRunsSharedSubexpressionOnce() {
     ProgramBuilder b;
