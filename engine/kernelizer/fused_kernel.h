@@ -1,6 +1,7 @@
 // One kernel made by the kernelizer: its unlowered IR plus the classes it reads, writes and computes.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/graph/node.h"
@@ -14,6 +15,7 @@ struct FusedKernel {
   std::vector<ClassId> loads;    // parallel to kernel.readParams()
   std::vector<ClassId> stores;   // parallel to kernel.storeOps()
   std::vector<ClassId> classes;  // classes computed inside, in op order (what the GUI draws as a group)
+  std::string phase;             // where it was made: "pass 1, region 2" (pass 2 kernels are per-device alternatives)
 };
 
 }  // namespace ks

@@ -82,6 +82,7 @@ KernelizeResult Kernelizer::run(const std::vector<ClassId>& requested) {
     f.kernel = w.k;
     f.loads = w.loads;
     f.stores = w.stores;
+    f.phase = w.phase;
     for (ClassId c : w.opClass)
       if (c.valid() && !contains(f.classes, c)) f.classes.push_back(c);
     r.kernels.push_back(std::move(f));
@@ -514,6 +515,7 @@ Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
     w = std::move(pruned);
   }
   const int32_t kid = newKernel();
+  nw.phase = phase_;
   mut(kid) = std::move(nw);
   record(FusionAction::DuplicateChain,
          {"recompute-chain", cls(child) + " has other consumers in " + kname(s.kid) +
@@ -579,7 +581,7 @@ bool Kernelizer::hasKernelNode(ClassId c) const {
 
 int32_t Kernelizer::newKernel() {
   const int32_t kid = nextId_++;
-  kernels_[kid];
+  kernels_[kid].phase = phase_;
   dirty_.insert(kid);
   unchecked_.insert(kid);
   return kid;

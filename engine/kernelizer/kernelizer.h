@@ -52,6 +52,7 @@ class Kernelizer {
     std::vector<ClassId> opClass;  // parallel to k.ops: the class an op computes (invalid: loads, stores, replays)
     std::vector<ClassId> loads, stores;
     std::vector<ClassId> outputs;  // one copy per remaining consumer
+    std::string phase;             // pass and region that created it
   };
   struct Why {
     std::string rule;
