@@ -346,13 +346,55 @@ Value pool(Value x, const Window& w, double padValue, bool isMax, bool addPads =
   return x;
 }
 
+// MaxPool's Indices output: the argmax over the window stack, mapped through a host table
+// (kernel offset, output position) -> flat input position, plus each (n, c) plane's offset.
+Value maxPoolIndices(OnnxContext& c, Value x, const Window& win) {
+  const std::size_t n = win.kernel.size();
+  const Shape sp(x.shape().begin() + 2, x.shape().end());
+  Value cols = windows(x, win, lowestOf(x.dtype()));  // [N, C, K, *out]
+  Value arg = op::argmax(cols, 2, true);              // [N, C, 1, *out]
+  int64_t K = 1, O = 1, plane = 1;
+  for (int64_t k : win.kernel) K *= k;
+  for (int64_t o : win.out) O *= o;
+  for (Dim d : sp) plane *= d;
+  const bool colMajor = c.node.attrInt("storage_order", 0) != 0;
+  Shape ts = {K};
+  ts.insert(ts.end(), win.out.begin(), win.out.end());
+  HostTensor table(DType::I64, c.checkSize(ts));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t o = 0; o < O; ++o) {
+      int64_t kr = k, orem = o, flat = 0;
+      std::vector<int64_t> coord(n);
+      for (std::size_t i = n; i-- > 0;) {
+        const int64_t off = kr % win.kernel[i], pos = orem % win.out[i];
+        kr /= win.kernel[i], orem /= win.out[i];
+        coord[i] = pos * win.stride[i] + off * win.dilation[i] - win.padBegin[i];
+      }
+      if (colMajor)
+        for (std::size_t i = n; i-- > 0;) flat = flat * sp[i] + coord[i];
+      else
+        for (std::size_t i = 0; i < n; ++i) flat = flat * sp[i] + coord[i];
+      table.setInt(k * O + o, flat);
+    }
+  Shape tshape = {1, 1};
+  tshape.insert(tshape.end(), ts.begin(), ts.end());
+  Value hit = op::eq(arg, arangeAlong(c.b, K, 2, x.rank() + 1));
+  Value within = op::sum(op::where(hit, c.b.constant(table.reshaped(tshape)), scalarLike(arg, 0)), {2});
+  HostTensor base(DType::I64, {x.dim(0), x.dim(1)});
+  for (int64_t i = 0; i < base.numel(); ++i) base.setInt(i, i * plane);
+  Shape bs = {x.dim(0), x.dim(1)};
+  bs.resize(x.rank(), 1);
+  return op::add(within, c.b.constant(base.reshaped(bs)));
+}
+
 V maxPool(OnnxContext& c) {
-  if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty()) c.fail("the Indices output is not supported");
   Value x = c.value(0);
   if (x.rank() < 3) c.fail("input must have rank >= 3", ErrorCode::Shape);
   const Shape sp(x.shape().begin() + 2, x.shape().end());
   Window win = windowOf(c, sp, c.node.attrInts("kernel_shape"), c.node.attrInt("ceil_mode", 0) != 0);
-  return one(pool(x, win, lowestOf(x.dtype()), true));
+  V out = one(pool(x, win, lowestOf(x.dtype()), true));
+  if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty()) out.push_back(OnnxValue::of(maxPoolIndices(c, x, win)));
+  return out;
 }
 
 V averagePool(OnnxContext& c) {
