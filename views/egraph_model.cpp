@@ -120,3 +120,20 @@ GraphModel buildEGraphModel(const Graph& g, const EGraphModelOptions& options) {
 }
 
 }  // namespace ks
+
+#include "views/session_view.h"
+
+namespace ks {
+
+ExtractionChoice extractionChoiceOf(const Extraction& e) {
+  ExtractionChoice c;
+  for (const ClassDecision& d : e.decisions) {
+    if (d.chosen.valid()) c.chosenNode[d.cls.v] = d.chosen.v;
+    for (const AlternativeCost& a : d.alternatives)
+      if (a.valid) c.nodeCostNs[a.node.v] = a.treeNs;
+    if (!d.why.empty()) c.reason[d.cls.v] = d.why;
+  }
+  return c;
+}
+
+}  // namespace ks

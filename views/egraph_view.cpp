@@ -32,6 +32,8 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   split->addWidget(side);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  split->setSizes({900, 260});
+  side->setMinimumWidth(180);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);

@@ -282,7 +282,7 @@ void GraphView::compose() {
     visible_.edges.push_back({visibleOfOverview[e.from], visibleOfOverview[e.to], e.count, e.label});
   }
   scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20));
-  if (fitAfterLayout_) fit();
+  if (fitAfterLayout_) fitReadable();
 
   QString s;
   if (collapsed_) {
@@ -407,6 +407,17 @@ void GraphView::fit() {
     scale(1.5, 1.5);
     centerOn(scene_->sceneRect().center());
   }
+}
+
+void GraphView::fitReadable() {
+  fit();
+  // A tall or wide graph fitted whole is a smear: keep boxes readable and start at the top.
+  const QRectF r = scene_->sceneRect();
+  if (transform().m11() >= 0.45 || r.isEmpty()) return;
+  const double s = std::clamp(viewport()->width() / r.width(), 0.45, 1.0);
+  resetTransform();
+  scale(s, s);
+  centerOn(QPointF(r.center().x(), r.top() + viewport()->height() / (2 * s)));
 }
 
 void GraphView::wheelEvent(QWheelEvent* e) {

@@ -62,6 +62,8 @@ class GraphView : public QGraphicsView {
 
   void zoomBy(double factor);
   void fit();
+  // fit(), but never so small that labels cannot be read: then fits the width and shows the top.
+  void fitReadable();
 
   bool exportSvg(const QString& path) const;
   bool exportPng(const QString& path) const;

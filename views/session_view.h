@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/program/program.h"
+#include "engine/session/session.h"
 #include "views/egraph_model.h"
 
 namespace ks {
@@ -19,14 +20,19 @@ struct Selection {
   bool operator==(const Selection&) const = default;
 };
 
-// What is loaded. Until the engine Session lands this is a program (+ extraction when known);
-// the Session will be added here as one more shared pointer, and views read what they need.
+// What is loaded: a program, and once compiled (or opened from a .kss.json) the engine Session
+// with its CompileTrace. `program` always points at the program views should draw (the
+// session's own, with its kernel and copy nodes, when there is a session).
 struct SessionSnapshot {
   QString path;    // file it came from ("" for an edited buffer)
   QString source;  // program text (.ks) if any
   std::shared_ptr<const Program> program;
-  ExtractionChoice extraction;
+  std::shared_ptr<const Session> session;  // null until compiled
+  ExtractionChoice extraction;             // from session->trace().extraction when present
 };
+
+// The e-graph view's form of the extraction's decisions (chosen node, costs, why).
+ExtractionChoice extractionChoiceOf(const Extraction& e);
 
 // A failed load or compile, with the place when the engine knew it.
 struct CompileFailure {

@@ -80,8 +80,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(&controller_, &SessionController::busyChanged, this, [this](bool busy, const QString& what) {
     progress_->setVisible(busy);
+    if (busy) progress_->setRange(0, 0);  // indeterminate until the first report
     cancel_->setVisible(busy);
     if (!what.isEmpty()) status_->setText(what + (busy ? "…" : ""));
+  });
+  connect(&controller_, &SessionController::progress, this, [this](double f, const QString& what) {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(f * 1000));
+    if (!what.isEmpty()) status_->setText(what);
   });
   connect(&controller_, &SessionController::loaded, this, [this](const QString& path) {
     const SessionSnapshot* s = controller_.snapshot();
@@ -89,6 +95,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const QString name = path.isEmpty() ? tr("edited program") : QFileInfo(path).fileName();
     setWindowTitle(QString("%1 — Kernelscope").arg(name));
     status_->setText(tr("Loaded %1: %2 e-classes").arg(name).arg(s && s->program ? s->program->graph.classCount() : 0));
+    if (s && s->session) {
+      const CompileTrace& t = s->session->trace();
+      status_->setText(tr("%1 compiled: %2 e-classes, %3 kernels, plan %4 us (%5 ms to compile)")
+                           .arg(name)
+                           .arg(s->program->graph.classCount())
+                           .arg(t.kernels.size())
+                           .arg(t.extraction.totalNs / 1e3, 0, 'f', 1)
+                           .arg(t.compileMs, 0, 'f', 0));
+    }
     log(status_->text());
     if (!path.isEmpty()) addRecent(path);
   });
@@ -113,6 +128,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
 
   buildMenus();
+  resizeDocks({programDock}, {420}, Qt::Horizontal);
+  resizeDocks({logDock}, {110}, Qt::Vertical);
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
@@ -139,15 +156,36 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   file->addSeparator();
-  QAction* save = file->addAction(tr("Save &Session…"));
+  QAction* save = file->addAction(tr("Save &Session…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), "session.kss.json", tr("Sessions (*.kss.json)"));
+    if (!path.isEmpty()) controller_.saveSession(path);
+  });
   save->setShortcut(QKeySequence::Save);
   save->setEnabled(false);
-  save->setToolTip(tr("Sessions (.kss.json) are saved once the engine Session is built in"));
+  save->setToolTip(tr("Compile first: a session holds the whole pipeline's results"));
+  connect(&controller_, &SessionController::loaded, save, [this, save] {
+    save->setEnabled(controller_.snapshot() && controller_.snapshot()->session);
+  });
+  connect(&controller_, &SessionController::saved, this, [this](const QString& path, const QString& error) {
+    if (error.isEmpty()) log(tr("saved session %1").arg(path));
+    else {
+      lastError_ = error;
+      log(tr("error: %1").arg(error));
+      QMessageBox::warning(this, tr("Save session"), error);
+    }
+  });
   QAction* exportAct = file->addAction(tr("&Export Graph…"), this, &MainWindow::exportGraph);
   exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addSeparator();
   file->addAction(tr("&Close"), this, [this] { controller_.close(); })->setShortcut(QKeySequence::Close);
   file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+  QMenu* pipeline = menuBar()->addMenu(tr("&Pipeline"));
+  QAction* compile = pipeline->addAction(tr("&Compile"), &controller_, &SessionController::compile);
+  compile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  compile->setToolTip(tr("Match, kernelize, autotune, extract and plan on the selected devices"));
+  QAction* cancelAct = pipeline->addAction(tr("C&ancel"), this, [this] { cancel_->click(); });
+  cancelAct->setShortcut(QKeySequence(Qt::Key_Escape));
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   GraphView* gv = egraph_->graphView();
@@ -170,6 +208,7 @@ void MainWindow::buildMenus() {
   tb->setObjectName("MainToolBar");
   tb->addAction(open);
   tb->addAction(tr("Recompile"), program_, &ProgramView::recompile)->setToolTip(tr("Build the edited program (Ctrl+Return)"));
+  tb->addAction(compile);
   tb->addSeparator();
   tb->addAction(tr("Fit"), this, [gv] { gv->fit(); });
   tb->addAction(tr("Export…"), this, &MainWindow::exportGraph);

@@ -62,9 +62,13 @@ void SessionController::loadProgramFile(const QString& path) {
         QFile f(path);
         if (f.open(QIODevice::ReadOnly)) o.source = QString::fromUtf8(f.readAll());
       }
-      if (lower.endsWith(".kss.json"))
-        throw Error(ErrorCode::Unsupported, "session files (.kss.json) open once the engine Session is built in; "
-                                            "this build opens .ks and .onnx programs");
+      if (lower.endsWith(".json")) {
+        auto session = std::make_shared<Session>(Session::load(path.toStdString()));
+        o.program = std::shared_ptr<const Program>(session, &session->program());
+        o.source = QString::fromStdString(session->program().source);
+        o.session = session;
+        return o;
+      }
       o.program = std::make_shared<Program>(ks::loadProgramFile(path.toStdString()));
     } catch (const Error& e) {
       o.failure = failureOf(e, path, o.source);
@@ -94,6 +98,56 @@ void SessionController::compileSource(const QString& text, const QString& name) 
     }
     return o;
   }, path);
+}
+
+void SessionController::compile() {
+  if (!snapshot_ || !snapshot_->program) return;
+  // The program as loaded, before any stage added kernel or copy nodes to its graph.
+  std::shared_ptr<const Program> program = snapshot_->session ? loadedProgram_ : snapshot_->program;
+  const QString source = snapshot_->source;
+  const bool fromSource = !program;
+  const SessionOptions options = options_;
+  runJob(tr("Compiling %1").arg(QString::fromStdString(program->name)), [this, program, source, options, fromSource](const std::atomic<bool>& cancel) {
+    Outcome o;
+    o.source = source;
+    try {
+      // A session file holds the compiled graph: start again from its program text.
+      if (fromSource && source.isEmpty())
+        throw Error(ErrorCode::Usage, "this session has no program text to compile again");
+      Program p = fromSource ? parseKs(source.toStdString(), "session.ks") : Program(*program);
+      auto session = std::make_shared<Session>(std::move(p), options);
+      Progress progress(
+          [this](double f, const std::string& what) {
+            QMetaObject::invokeMethod(this, [this, f, w = QString::fromStdString(what)] { emit this->progress(f, w); },
+                                      Qt::QueuedConnection);
+          },
+          const_cast<std::atomic<bool>*>(&cancel));
+      session->runTo(Stage::Planned, progress);
+      o.program = std::shared_ptr<const Program>(session, &session->program());
+      o.session = session;
+    } catch (const Error& e) {
+      o.failure = failureOf(e, QString(), QString());
+      o.failure.message = QString::fromStdString(e.what());
+    } catch (const std::exception& e) {
+      o.failure.message = QString::fromStdString(e.what());
+    }
+    return o;
+  }, snapshot_->path);
+}
+
+bool SessionController::saveSession(const QString& path) {
+  if (!snapshot_ || !snapshot_->session) return false;
+  std::shared_ptr<const Session> session = snapshot_->session;
+  QMetaObject::invokeMethod(workerContext_, [this, session, path] {
+    QString error;
+    try {
+      session->save(path.toStdString());
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(this, [this, path, error] { emit saved(path, error); }, Qt::QueuedConnection);
+  }, Qt::QueuedConnection);
+  return true;
 }
 
 void SessionController::runJob(const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path) {
@@ -126,6 +180,10 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
   snap->path = path;
   snap->source = o.source;
   snap->program = o.program;
+  snap->session = o.session;
+  if (!o.session) loadedProgram_ = o.program;
+  else if (o.session && path != (snapshot_ ? snapshot_->path : QString())) loadedProgram_.reset();
+  if (o.session) snap->extraction = extractionChoiceOf(o.session->trace().extraction);
   snapshot_ = std::move(snap);
   selection_ = Selection{};
   for (SessionView* v : views_) v->sessionLoaded(*snapshot_);

@@ -28,6 +28,12 @@ class SessionController : public QObject, public SessionContext {
 
   // Loads a .ks or .onnx program on the worker (a .kss.json needs the engine Session).
   void loadProgramFile(const QString& path);
+  // Runs the whole pipeline (match, kernelize, tune, extract, plan) on the loaded program on the
+  // worker, with progress; views then get the Session. Cancel stops it between units of work.
+  void compile();
+  // Writes the current Session (.kss.json) on the worker; false when there is none.
+  bool saveSession(const QString& path);
+  SessionOptions& compileOptions() { return options_; }
   void close();
   // Drops the running job's result; the worker finishes what it cannot interrupt.
   void cancel();
@@ -36,6 +42,8 @@ class SessionController : public QObject, public SessionContext {
 
  signals:
   void busyChanged(bool busy, const QString& what);
+  void progress(double fraction, const QString& what);
+  void saved(const QString& path, const QString& error);
   void loaded(const QString& path);
   void failed(const CompileFailure& failure);
   void selectionChanged(const Selection& s);
@@ -44,6 +52,7 @@ class SessionController : public QObject, public SessionContext {
  private:
   struct Outcome {
     std::shared_ptr<const Program> program;
+    std::shared_ptr<const Session> session;
     CompileFailure failure;
     QString source;
   };
@@ -59,6 +68,8 @@ class SessionController : public QObject, public SessionContext {
   quint64 generation_ = 0;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   bool busy_ = false;
+  SessionOptions options_;
+  std::shared_ptr<const Program> loadedProgram_;  // before compile; null for a session file
 };
 
 }  // namespace ks

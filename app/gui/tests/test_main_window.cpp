@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 
 #include "app/gui/main_window.h"
@@ -125,6 +126,42 @@ class TestMainWindow : public QObject {
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QCOMPARE(w.programView()->errorLine(), 0);
     QCOMPARE(w.controller().snapshot()->program->outputs.size(), std::size_t(1));
+  }
+
+  void compileSaveReopen() {
+    MainWindow w;
+    w.show();
+    w.controller().compileOptions().tune = TuneLevel::None;
+    w.controller().compileOptions().cache = "none";
+    w.openFile(sample("softmax.ks"));
+    QVERIFY(waitIdle(w));
+    const std::size_t classesBefore = w.controller().snapshot()->program->graph.classCount();
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    const SessionSnapshot* s = w.controller().snapshot();
+    QVERIFY(s && s->session);
+    QVERIFY(s->session->hasStage(Stage::Planned));
+    // The e-graph now shows the session's graph (kernel nodes joined it) with the extraction.
+    QVERIFY(s->program->graph.nodeCount() > classesBefore);
+    QVERIFY(!s->extraction.empty());
+    QCOMPARE(w.egraphView()->graphView()->model().nodes.size(), s->program->graph.nodeCount());
+    int chosen = 0;
+    for (const auto& n : w.egraphView()->graphView()->model().nodes) chosen += n.style == GraphModel::Style::Chosen;
+    QCOMPARE(chosen, static_cast<int>(s->extraction.chosenNode.size()));
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.kss.json");
+    QSignalSpy saved(&w.controller(), &SessionController::saved);
+    QVERIFY(w.controller().saveSession(path));
+    QVERIFY(saved.wait(30000));
+    QCOMPARE(saved.front().at(1).toString(), QString());
+    const std::size_t nodes = s->program->graph.nodeCount();
+    w.openFile(path);
+    QVERIFY(waitIdle(w));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.controller().snapshot()->session);
+    QCOMPARE(w.controller().snapshot()->program->graph.nodeCount(), nodes);
   }
 
   void screenshot() {
