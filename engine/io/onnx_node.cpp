@@ -137,7 +137,8 @@ std::vector<int> onnxShapeOperands(const std::string& op) {
       {"ReduceProd", {1}}, {"ReduceL1", {1}},      {"ReduceL2", {1}},  {"ReduceLogSum", {1}},
       {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Dropout", {1, 2}},
       {"Compress", {1}},  {"NonZero", {0}},        {"GatherND", {1}},  {"ScatterElements", {1}},
-      {"Scatter", {1}},   {"ScatterND", {1}},
+      {"Scatter", {1}},   {"ScatterND", {1}},      {"HannWindow", {0}}, {"HammingWindow", {0}},
+      {"BlackmanWindow", {0}},
   };
   auto it = m.find(op);
   return it == m.end() ? std::vector<int>{} : it->second;

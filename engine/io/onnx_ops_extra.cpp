@@ -278,9 +278,34 @@ V topK(OnnxContext& c) {
   return {OnnxValue::of(values), OnnxValue::of(op::cast(idx, DType::I64))};
 }
 
+// Hann / Hamming / Blackman windows: generalized cosine windows of a known length.
+template <int Kind>
+V windowFn(OnnxContext& c) {
+  const double sizeValue = c.scalarValue(0, "size");
+  if (!(sizeValue >= 0 && sizeValue < static_cast<double>(int64_t{1} << 24))) c.fail("size out of range", ErrorCode::Shape);
+  const int64_t n = static_cast<int64_t>(sizeValue);
+  const bool periodic = c.node.attrInt("periodic", 1) != 0;
+  const auto dt = onnxDTypeOf(c.node.attrInt("output_datatype", 1));
+  if (!dt) c.fail("output_datatype is not supported");
+  const double N = static_cast<double>(periodic ? n : n - 1);
+  HostTensor w(*dt, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = 2 * M_PI * static_cast<double>(i) / N;
+    double v = 0;
+    if (Kind == 0) v = 0.5 - 0.5 * std::cos(x);
+    if (Kind == 1) v = 25.0 / 46.0 - (21.0 / 46.0) * std::cos(x);
+    if (Kind == 2) v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
+    w.setDouble(i, v);
+  }
+  return one(w);
+}
+
 }  // namespace
 
 void addExtra(Table& t) {
+  t["HannWindow"] = windowFn<0>;
+  t["HammingWindow"] = windowFn<1>;
+  t["BlackmanWindow"] = windowFn<2>;
   t["Atan"] = floatFn<atanOf>;
   t["Asin"] = floatFn<asinOf>;
   t["Acos"] = floatFn<acosOf>;

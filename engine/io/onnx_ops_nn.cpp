@@ -246,6 +246,73 @@ V conv(OnnxContext& c) {
   return one(y);
 }
 
+// Integer inputs minus their zero point, in i32 (a per-channel zero point lies along axis 1 of
+// a weight when `channelAxis0` is set: [M] -> [M, 1, ...]).
+Value minusZeroPoint(OnnxContext& c, Value v, std::size_t zpInput, bool channelAxis0) {
+  Value r = op::cast(v, DType::I32);
+  if (!c.has(zpInput)) return r;
+  Value zp = op::cast(c.value(zpInput), DType::I32);
+  if (channelAxis0 && zp.rank() == 1 && zp.dim(0) > 1) {
+    std::vector<int64_t> s(r.rank(), 1);
+    s[0] = zp.dim(0);
+    zp = op::reshape(zp, s);
+  } else if (numel(zp.shape()) == 1) {
+    zp = op::reshape(zp, {});
+  }
+  return op::sub(r, zp);
+}
+
+Value convOf(OnnxContext& c, Value x, Value w) {
+  if (x.rank() < 3) c.fail("input must have rank >= 3", ErrorCode::Shape);
+  const Shape sp(x.shape().begin() + 2, x.shape().end());
+  Window win = windowOf(c, sp, spatialKernel(c, w.shape()), false);
+  return convCore(c, x, w, win, c.node.attrInt("group", 1));
+}
+
+V convInteger(OnnxContext& c) {
+  return one(convOf(c, minusZeroPoint(c, c.value(0), 2, false), minusZeroPoint(c, c.value(1), 3, true)));
+}
+
+V matMulInteger(OnnxContext& c) {
+  Value a = minusZeroPoint(c, c.value(0), 2, false);
+  if (c.has(2) && c.value(2).rank() == 1 && c.value(2).dim(0) > 1)  // per-row zero point of A: [M] -> [M, 1]
+    a = op::sub(op::cast(c.value(0), DType::I32), op::unsqueeze(op::cast(c.value(2), DType::I32), -1));
+  return one(op::matmul(a, minusZeroPoint(c, c.value(1), 3, false)));
+}
+
+// Requantizes an i32 accumulator: round(acc * multiplier) + zero point, saturated to its dtype.
+Value requantize(OnnxContext& c, Value acc, Value multiplier, std::size_t zpInput) {
+  const DType out = c.dtype(zpInput);
+  Value y = op::round(op::mul(op::cast(acc, DType::F32), multiplier));
+  y = op::add(y, op::cast(op::reshape(c.value(zpInput), {}), DType::F32));
+  const double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
+  return op::cast(op::minimum(op::maximum(y, scalarLike(y, lo)), scalarLike(y, hi)), out);
+}
+
+V qlinearMatMul(OnnxContext& c) {
+  Value a = op::sub(op::cast(c.value(0), DType::I32), op::cast(op::reshape(c.value(2), {}), DType::I32));
+  Value b = op::sub(op::cast(c.value(3), DType::I32), op::cast(op::reshape(c.value(5), {}), DType::I32));
+  Value m = op::div(op::mul(op::reshape(c.value(1), {}), op::reshape(c.value(4), {})), op::reshape(c.value(6), {}));
+  return one(requantize(c, op::matmul(a, b), m, 7));
+}
+
+V qlinearConv(OnnxContext& c) {
+  Value x = op::sub(op::cast(c.value(0), DType::I32), op::cast(op::reshape(c.value(2), {}), DType::I32));
+  Value w = minusZeroPoint(c, c.value(3), 5, true);
+  Value acc = convOf(c, x, w);
+  if (c.has(8)) acc = addChannelBias(acc, op::cast(c.value(8), DType::I32));
+  Value ws = c.value(4);
+  if (ws.rank() == 1 && ws.dim(0) > 1) {
+    std::vector<int64_t> s(acc.rank(), 1);
+    s[1] = ws.dim(0);
+    ws = op::reshape(ws, s);
+  } else {
+    ws = op::reshape(ws, {});
+  }
+  Value m = op::div(op::mul(op::reshape(c.value(1), {}), ws), op::reshape(c.value(6), {}));
+  return one(requantize(c, acc, m, 7));
+}
+
 V convTranspose(OnnxContext& c) {
   Value x = c.value(0), w = c.value(1);
   if (x.rank() < 3) c.fail("input must have rank >= 3", ErrorCode::Shape);
@@ -671,6 +738,10 @@ void addNn(Table& t) {
   t["Einsum"] = einsum;
   t["Conv"] = conv;
   t["ConvTranspose"] = convTranspose;
+  t["ConvInteger"] = convInteger;
+  t["MatMulInteger"] = matMulInteger;
+  t["QLinearMatMul"] = qlinearMatMul;
+  t["QLinearConv"] = qlinearConv;
   t["MaxPool"] = maxPool;
   t["AveragePool"] = averagePool;
   t["GlobalAveragePool"] = globalAveragePool;
