@@ -302,8 +302,9 @@ class Emitter {
 std::string openclPrelude(bool fp64) {
   std::string s = R"(// Kernelscope OpenCL C: IEEE semantics, f16 as storage (computed in float, rounded per value).
 float ks_rh(float x) { ushort h; vstore_half_rte(x, 0, (__private half*)&h); return vload_half(0, (__private half*)&h); }
-float ks_maxf(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (a > b ? a : b); }
-float ks_minf(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (a < b ? a : b); }
+// NaN tests as x != x: plain compares that vectorize (PoCL's isnan is a call).
+float ks_maxf(float a, float b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
+float ks_minf(float a, float b) { return a != a ? a : b != b ? b : (a < b ? a : b); }
 float ks_modf(float a, float b) { float r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 long ks_modi(long a, long b) { if (b == 0 || b == -1) return 0; long r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 long ks_ipow(long a, long b) {
@@ -314,8 +315,8 @@ long ks_ipow(long a, long b) {
 }
 )";
   if (fp64)
-    s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + s + R"(double ks_maxd(double a, double b) { return (isnan(a) || isnan(b)) ? (double)NAN : (a > b ? a : b); }
-double ks_mind(double a, double b) { return (isnan(a) || isnan(b)) ? (double)NAN : (a < b ? a : b); }
+    s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + s + R"(double ks_maxd(double a, double b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
+double ks_mind(double a, double b) { return a != a ? a : b != b ? b : (a < b ? a : b); }
 double ks_modd(double a, double b) { double r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 )";
   return s;

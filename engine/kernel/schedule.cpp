@@ -120,6 +120,7 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";
     if (s.localReduce * 16 > limits.localMemBytes) return "not enough local memory";
     if (s.localReduce * s.groupSplit > g.reduceLen) return "more cooperating items than reduced elements";
+    if (g.B * g.M * g.N * s.groupSplit > (int64_t{1} << 24)) return "split partials would exceed 16M elements";
   }
   return {};
 }
@@ -154,8 +155,10 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
   }
   // Reductions with few outputs: cooperative schedules (a split over work-groups, local memory).
   if (g.topReduce >= 0 && g.reduceLen >= 64) {
-    const int64_t splits[] = {4, 16, 64, 256};
-    const int64_t locals[] = {1, 8, 64};
+    // Large splits and groups are for GPUs (an H200 needs ~10^5 items in flight); a CPU
+    // device does best with a few long contiguous chunks per core.
+    const int64_t splits[] = {4, 16, 64, 256, 1024, 4096};
+    const int64_t locals[] = {1, 8, 64, 256};
     for (int64_t gs : splits)
       for (int64_t lr : locals)
         for (int64_t un : {1, 8, 16}) {
