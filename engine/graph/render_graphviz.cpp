@@ -12,6 +12,7 @@ namespace ks {
 std::string renderDot(const std::string& dot, const std::string& format) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
+  agseterr(AGERR);  // warnings would go to stderr from inside the library
   GVC_t* gvc = gvContext();
   Agraph_t* g = agmemread(dot.c_str());
   if (!g) {

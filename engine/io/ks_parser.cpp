@@ -20,9 +20,8 @@ constexpr int kMaxDepth = 200;                     // nesting of expressions and
 constexpr int64_t kMaxDim = int64_t{1} << 40;      // one dimension
 constexpr int64_t kMaxElements = int64_t{1} << 48;  // a whole tensor
 
-const char* const kKeywords[] = {"input", "param", "const", "output", "true", "false", "none", "inf", "nan"};
 bool isKeyword(const std::string& s) {
-  for (const char* k : kKeywords)
+  for (const std::string& k : OpRegistry::keywords())
     if (s == k) return true;
   return false;
 }

@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "engine/io/program_source.h"
+#include "engine/program/op_registry.h"
 
 namespace ks {
 
@@ -27,13 +28,11 @@ std::string formatKsNumber(double v) {
 
 namespace {
 
-const char* const kReserved[] = {"input", "param", "const", "output", "true", "false", "none", "inf", "nan"};
-
 bool validIdent(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  for (const char* k : kReserved)
+  for (const std::string& k : OpRegistry::keywords())
     if (s == k) return false;
   return true;
 }

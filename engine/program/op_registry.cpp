@@ -437,6 +437,15 @@ std::string OpRegistry::markdownTable() const {
   return os.str();
 }
 
+const std::vector<std::string>& OpRegistry::keywords() {
+  static const std::vector<std::string> k = {"input", "param", "const", "output", "true", "false", "none", "inf", "nan"};
+  return k;
+}
+const std::vector<std::string>& OpRegistry::initializers() {
+  static const std::vector<std::string> k = {"zeros", "ones", "full", "arange", "uniform", "normal", "data"};
+  return k;
+}
+
 const OpRegistry& OpRegistry::instance() {
   static const OpRegistry r;
   return r;

@@ -119,6 +119,10 @@ class OpRegistry {
   std::vector<Value> call(const OpInfo& op, ProgramBuilder& b, std::vector<OpArg> positional,
                           std::vector<std::pair<std::string, OpArg>> keywords, const SourceLoc& where) const;
 
+  // Words of the language that are not ops, for highlighters and name checks.
+  static const std::vector<std::string>& keywords();      // input param const output true false none inf nan
+  static const std::vector<std::string>& initializers();  // zeros ones full arange uniform normal data
+
   // The whole table as Markdown (one section per category): docs/program-format.md embeds it.
   std::string markdownTable() const;
 

@@ -61,7 +61,7 @@ std::string fusionDot(const Session& s, int step) {
         os << "  c" << l << " [label=\"" << esc(classLabel(g, l)) << "\", style=dashed];\n";
         drawn.insert(l);
       }
-      os << "  c" << l << " -> c" << k.classes.front() << " [lhead=cluster_k" << kid << ", style=dashed];\n";
+      os << "  c" << l << " -> c" << k.classes.front() << " [style=dashed];\n";
     }
   }
   // Data edges between drawn classes inside kernels.

@@ -261,7 +261,7 @@ void Session::plan() {
 // ---------------------------------------------------------------- run
 const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
                               const Progress& progress) {
-  if (!live() && !hostOnly(devices_))
+  if (!live())
     throw Error(ErrorCode::Usage, "this session was loaded from a file: it has no devices to run on");
   runTo(Stage::Planned, progress);
   const std::vector<HostTensor> leaves = bindLeaves(program_, inputs, options_.seed);

@@ -41,7 +41,7 @@ class Session {
   const std::vector<RunRecord>& runs() const { return runs_; }
   Stage stage() const { return stage_; }
   bool hasStage(Stage s) const { return reached_ && s <= stage_; }
-  bool live() const { return runtime_ != nullptr; }  // false for a session loaded from a file
+  bool live() const { return !loaded_; }  // false for a session loaded from a file
 
   // Runs the stages up to and including `s` that have not run yet. Throws ks::Error; a
   // cancelled stage throws Error(Cancelled) and leaves the session at the previous stage.
@@ -75,6 +75,7 @@ class Session {
   std::vector<RunRecord> runs_;
   Stage stage_ = Stage::Loaded;
   bool reached_ = false;
+  bool loaded_ = false;  // restored from a file: viewable, not runnable
   std::unique_ptr<DeviceRuntime> runtime_;
   std::unique_ptr<Graph> preAotGraph_;  // the graph before AOT kernels joined it (kernelize pass 0)
 };

@@ -231,6 +231,7 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
     s.poolOf_ = j.at("pools").get<std::vector<uint32_t>>();
     s.stage_ = static_cast<Stage>(j.at("stage").get<int>());
     s.reached_ = true;
+    s.loaded_ = true;
     const json& tj = j.at("trace");
     CompileTrace& t = s.trace_;
     for (auto& x : tj.value("snapshots", json::array()))

@@ -58,6 +58,21 @@ HostTensor randomTensor(DType t, int64_t n, uint64_t seed) {
   return h;
 }
 
+// Cooperative reductions (local-memory or split across work-groups) are only lowered correctly
+// when the reduced value reaches its store through elementwise ops: a movement op after the
+// reduce (a permute or reshape before the store) made the lowering index the reduce by the store's
+// grid and read out of bounds (a crash inside the driver, not a wrong value the result check
+// could catch). Until the lowering handles it, such schedules are not tried.
+bool cooperativeReduceSafe(const Kernel& k) {
+  std::vector<bool> afterReduce(k.size(), false);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const KOp& o = k.ops[i];
+    for (int32_t s : o.src) afterReduce[i] = afterReduce[i] || afterReduce[s] || k.at(s).kind == KOpKind::Reduce;
+    if (afterReduce[i] && o.kind == KOpKind::Move) return false;
+  }
+  return true;
+}
+
 std::string firstLine(const std::string& s, std::size_t max = 300) {
   std::string r = s.substr(0, s.find('\n'));
   return r.size() > max ? r.substr(0, max) + "..." : r;
@@ -74,98 +89,144 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
   const DeviceLimits limits = info.limits();
   const std::string level = tuneLevelName(level_);
   std::vector<std::optional<TunedKernel>> winners(kernels.size());
-  // Kernels whose search the cache already holds: only their winners are built, all in one program.
-  std::vector<std::pair<std::size_t, Schedule>> fromCache;
+
+  // Per kernel: its search record and the candidates to build (all of them, or only the winner
+  // the tuning cache already knows).
+  struct Work {
+    TuneSearch search;
+    uint64_t hash = 0;
+    bool cached = false;
+    std::vector<Schedule> scheds;
+    std::vector<LoweredKernel> lowered;
+    std::vector<OpenCLKernel> built;
+    std::vector<Schedule> builtScheds;
+  };
+  std::vector<Work> work(kernels.size());
+  auto record = [&](Work& w, const Schedule& s, const std::string& status, double ns, const std::string& reason) {
+    measurements.push_back({w.search.kernel, deviceIndex, s.str(), status, ns, reason, false});
+    cache_.putMeasurement(w.hash, info.fingerprint, {s.toJson().dump(), status, ns, reason});
+  };
 
   for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
     progress.check("autotune");
-    progress.report(static_cast<double>(ki) / kernels.size(), "tuning " + kernels[ki].name + " on " + info.id);
+    Work& w = work[ki];
     const Kernel& k = kernels[ki].fused.kernel;
-    const uint64_t hash = k.hash();
-    TuneSearch search;
-    search.kernel = static_cast<uint32_t>(ki);
-    search.device = deviceIndex;
-
-    if (auto cached = cache_.search(hash, info.fingerprint, level)) {
-      for (const CachedMeasurement& m : cache_.measurements(hash, info.fingerprint)) {
-        TuneMeasurement tm{search.kernel, deviceIndex, m.schedule, m.status, m.ns, m.reason, true};
-        try {
-          tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
-        } catch (...) {
-        }
-        measurements.push_back(tm);
-        ++search.cacheHits;
-      }
+    w.hash = k.hash();
+    w.search.kernel = static_cast<uint32_t>(ki);
+    w.search.device = deviceIndex;
+    if (auto cached = cache_.search(w.hash, info.fingerprint, level)) {
       try {
         const Schedule s = Schedule::fromJson(nlohmann::json::parse(cached->winner));
-        search.winner = s.str();
-        search.winnerNs = cached->winnerNs;
-        search.stopReason = "cached (" + cached->stopReason + ")";
-        search.measured = 0;
-        search.candidates = cached->measured;
-        fromCache.push_back({ki, s});
-        searches.push_back(search);
+        for (const CachedMeasurement& m : cache_.measurements(w.hash, info.fingerprint)) {
+          TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, m.status, m.ns, m.reason, true};
+          try {
+            tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
+          } catch (...) {
+          }
+          measurements.push_back(tm);
+          ++w.search.cacheHits;
+        }
+        w.search.winner = s.str();
+        w.search.winnerNs = cached->winnerNs;
+        w.search.stopReason = "cached (" + cached->stopReason + ")";
+        w.search.candidates = cached->measured;
+        w.cached = true;
+        w.scheds = {s};
+        w.lowered = {lowerKernel(k, s, limits)};
         continue;
-      } catch (...) {
-        // An unreadable cached winner: search again.
-        search.cacheHits = 0;
+      } catch (const Error&) {
+        w = Work{};  // an unusable cached winner: search again
+        w.hash = k.hash();
+        w.search.kernel = static_cast<uint32_t>(ki);
+        w.search.device = deviceIndex;
+      } catch (const nlohmann::json::exception&) {
       }
     }
-
-    const auto start = Clock::now();
     std::vector<Schedule> candidates = enumerateSchedules(k, limits, level_);
-    search.candidates = static_cast<int>(candidates.size());
+    if (!cooperativeReduceSafe(k))
+      std::erase_if(candidates, [](const Schedule& s) { return s.localReduce > 1 || s.groupSplit > 1; });
+    w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > budget_.maxCandidates) {
       candidates.resize(budget_.maxCandidates);
-      search.stopReason = "count budget (" + std::to_string(budget_.maxCandidates) + " of " +
-                          std::to_string(search.candidates) + " schedules)";
+      w.search.stopReason = "count budget (" + std::to_string(budget_.maxCandidates) + " of " +
+                            std::to_string(w.search.candidates) + " schedules)";
     }
-    // Lower every candidate; schedules the lowering rejects are recorded, not fatal.
-    std::vector<Schedule> scheds;
-    std::vector<LoweredKernel> lowered;
-    auto record = [&](const Schedule& s, const std::string& status, double ns, const std::string& reason) {
-      measurements.push_back({search.kernel, deviceIndex, s.str(), status, ns, reason, false});
-      cache_.putMeasurement(hash, info.fingerprint, {s.toJson().dump(), status, ns, reason});
-    };
     for (const Schedule& s : candidates) {
       try {
-        lowered.push_back(lowerKernel(k, s, limits));
-        scheds.push_back(s);
+        w.lowered.push_back(lowerKernel(k, s, limits));
+        w.scheds.push_back(s);
       } catch (const Error& e) {
-        record(s, "skipped", 0, e.message());
+        record(w, s, "skipped", 0, e.message());
       }
     }
-    // One build for all candidates; if it fails, build them one by one to find the culprits.
-    std::vector<OpenCLKernel> built;
-    std::vector<Schedule> builtScheds;
-    const auto buildStart = Clock::now();
+  }
+
+  // One program for every candidate of every kernel (a PoCL build costs about a second whatever
+  // its size). If it fails, build kernel by kernel, then candidate by candidate, to find culprits.
+  progress.report(0.05, "building " + std::to_string(kernels.size()) + " kernels on " + info.id);
+  const auto buildStart = Clock::now();
+  auto build = [&](const std::vector<LoweredKernel>& ls) {
+    return runCancellable([device, ls] { return device->build(ls); }, progress, "kernel build");
+  };
+  auto buildAll = [&]() {
+    std::vector<LoweredKernel> all;
+    for (Work& w : work) all.insert(all.end(), w.lowered.begin(), w.lowered.end());
+    if (all.empty()) return;
     try {
-      built = runCancellable([device, lowered] { return device->build(lowered); }, progress, "kernel build");
-      builtScheds = scheds;
+      std::vector<OpenCLKernel> built = build(all);
+      std::size_t i = 0;
+      for (Work& w : work)
+        for (std::size_t c = 0; c < w.lowered.size(); ++c, ++i) {
+          w.built.push_back(std::move(built[i]));
+          w.builtScheds.push_back(w.scheds[c]);
+        }
+      return;
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Cancelled) throw;
-      for (std::size_t c = 0; c < lowered.size(); ++c) {
+    }
+    for (Work& w : work) {
+      try {
+        if (w.lowered.empty()) continue;
+        w.built = build(w.lowered);
+        w.builtScheds = w.scheds;
+        continue;
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::Cancelled) throw;
+      }
+      for (std::size_t c = 0; c < w.lowered.size(); ++c) {
         try {
-          auto one = runCancellable([device, l = lowered[c]] { return device->build({l}); }, progress, "kernel build");
-          built.push_back(std::move(one.front()));
-          builtScheds.push_back(scheds[c]);
-        } catch (const Error& e2) {
-          if (e2.code() == ErrorCode::Cancelled) throw;
-          record(scheds[c], "build error", 0, e2.message());
+          w.built.push_back(std::move(build({w.lowered[c]}).front()));
+          w.builtScheds.push_back(w.scheds[c]);
+        } catch (const Error& e) {
+          if (e.code() == ErrorCode::Cancelled) throw;
+          if (!w.cached) record(w, w.scheds[c], "build error", 0, e.message());
         }
       }
     }
-    search.buildMs = msSince(buildStart);
+  };
+  buildAll();
+  const double buildMs = msSince(buildStart);
 
-    // Buffers for timing: random inputs, zeroed outputs.
+  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+    Work& w = work[ki];
+    TuneSearch& search = w.search;
+    search.buildMs = buildMs / static_cast<double>(kernels.size());
+    if (w.cached) {
+      if (!w.built.empty()) winners[ki] = TunedKernel{w.scheds[0], search.winnerNs, std::move(w.built[0])};
+      searches.push_back(search);
+      continue;
+    }
+    progress.check("autotune");
+    progress.report(0.1 + 0.9 * static_cast<double>(ki) / kernels.size(), "timing " + kernels[ki].name + " on " + info.id);
+    const auto start = Clock::now();
     std::vector<OpenCLBuffer> params;
     std::vector<HostTensor> reference;
     double best = std::numeric_limits<double>::infinity();
     int bestIndex = -1;
-    if (!built.empty()) {
-      const auto& lp = built.front().lowered.params;
+    if (!w.built.empty()) {
+      const auto& lp = w.built.front().lowered.params;
       for (std::size_t p = 0; p < lp.size(); ++p) {
-        params.push_back(device->alloc(static_cast<std::size_t>(lp[p].numel) * dtypeSize(lp[p].dtype)));
+        params.push_back(device->alloc(static_cast<std::size_t>(std::max<int64_t>(lp[p].numel, 1)) * dtypeSize(lp[p].dtype)));
         HostTensor h = lp[p].kind == ParamKind::Read ? randomTensor(lp[p].dtype, lp[p].numel, 1234 + p)
                                                      : HostTensor(lp[p].dtype, {lp[p].numel});
         device->write(params.back(), h.bytes(), h.byteSize());
@@ -173,7 +234,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     }
     auto readOutputs = [&]() {
       std::vector<HostTensor> out;
-      const auto& lp = built.front().lowered.params;
+      const auto& lp = w.built.front().lowered.params;
       for (std::size_t p = 0; p < lp.size(); ++p)
         if (lp[p].kind == ParamKind::ReadWrite) {
           HostTensor h(lp[p].dtype, {lp[p].numel});
@@ -182,18 +243,21 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
         }
       return out;
     };
-    const int64_t terms = reduceTerms(k);
-    for (std::size_t c = 0; c < built.size(); ++c) {
+    const int64_t terms = reduceTerms(kernels[ki].fused.kernel);
+    for (std::size_t c = 0; c < w.built.size(); ++c) {
       progress.check("autotune");
       if (msSince(start) > budget_.maxSeconds * 1000.0) {
-        for (std::size_t r = c; r < built.size(); ++r) record(builtScheds[r], "skipped", 0, "time budget reached");
-        search.stopReason = "time budget (" + std::to_string(budget_.maxSeconds) + " s)";
+        for (std::size_t r = c; r < w.built.size(); ++r) record(w, w.builtScheds[r], "skipped", 0, "time budget reached");
+        search.stopReason = "time budget (" + std::to_string(static_cast<int>(budget_.maxSeconds)) + " s)";
         break;
       }
       try {
-        const OpenCLKernel& ck = built[c];
-        const double first = static_cast<double>(
-            runCancellable([device, &ck, &params] { return device->run(ck, params); }, progress, "kernel launch"));
+        const OpenCLKernel& ck = w.built[c];
+        auto launch = [&] {
+          return static_cast<double>(
+              runCancellable([device, &ck, &params] { return device->run(ck, params); }, progress, "kernel launch"));
+        };
+        const double first = launch();
         auto out = readOutputs();
         if (reference.empty()) {
           reference = std::move(out);
@@ -201,25 +265,23 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
           std::string bad;
           for (std::size_t o = 0; o < out.size() && bad.empty(); ++o) bad = compareWithTolerance(out[o], reference[o], terms);
           if (!bad.empty()) {
-            record(builtScheds[c], "wrong result", first, "differs from the default schedule: " + bad);
+            record(w, w.builtScheds[c], "wrong result", first, "differs from the first schedule's result: " + bad);
             continue;
           }
         }
         if (std::isfinite(best) && first > 20 * best) {
-          record(builtScheds[c], "too slow", first, "first run over 20x the best so far");
+          record(w, w.builtScheds[c], "too slow", first, "first run over 20x the best so far");
           continue;
         }
         std::vector<double> t;
-        const int runs = budget_.warmup + budget_.repeats;
-        for (int r = 0; r < runs; ++r) {
-          const double ns = static_cast<double>(
-              runCancellable([device, &ck, &params] { return device->run(ck, params); }, progress, "kernel launch"));
+        for (int r = 0; r < budget_.warmup + budget_.repeats; ++r) {
+          const double ns = launch();
           if (r >= budget_.warmup) t.push_back(ns);
         }
         if (t.empty()) t.push_back(first);
         std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
         const double median = t[t.size() / 2];
-        record(builtScheds[c], "ok", median, "");
+        record(w, w.builtScheds[c], "ok", median, "");
         ++search.measured;
         if (median < best) {
           best = median;
@@ -231,34 +293,20 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
           searches.push_back(search);
           throw;
         }
-        record(builtScheds[c], "launch error", 0, firstLine(e.message()));
+        record(w, w.builtScheds[c], "launch error", 0, firstLine(e.message()));
       }
     }
     if (search.stopReason.empty()) search.stopReason = "exhausted";
     if (bestIndex >= 0) {
-      search.winner = builtScheds[bestIndex].str();
+      search.winner = w.builtScheds[bestIndex].str();
       search.winnerNs = best;
-      winners[ki] = TunedKernel{builtScheds[bestIndex], best, std::move(built[bestIndex])};
-      cache_.putSearch(hash, info.fingerprint, level, {builtScheds[bestIndex].toJson().dump(), best, search.stopReason, search.measured});
+      winners[ki] = TunedKernel{w.builtScheds[bestIndex], best, std::move(w.built[bestIndex])};
+      cache_.putSearch(w.hash, info.fingerprint, level,
+                       {w.builtScheds[bestIndex].toJson().dump(), best, search.stopReason, search.measured});
     } else {
       search.stopReason += "; no schedule ran";
     }
     searches.push_back(search);
-  }
-
-  // Build the cached winners together: one program for all of them.
-  if (!fromCache.empty()) {
-    progress.report(1.0, "building cached winners on " + info.id);
-    std::vector<LoweredKernel> lowered;
-    for (auto& [ki, s] : fromCache) lowered.push_back(lowerKernel(kernels[ki].fused.kernel, s, limits));
-    auto built = runCancellable([device, lowered] { return device->build(lowered); }, progress, "kernel build");
-    for (std::size_t i = 0; i < fromCache.size(); ++i) {
-      const std::size_t ki = fromCache[i].first;
-      double ns = 0;
-      for (auto& sr : searches)
-        if (sr.kernel == ki && sr.device == deviceIndex) ns = sr.winnerNs;
-      winners[ki] = TunedKernel{fromCache[i].second, ns, std::move(built[i])};
-    }
   }
   return winners;
 }
