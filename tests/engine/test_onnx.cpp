@@ -129,7 +129,14 @@ class TestOnnx : public QObject {
           "test_eyelike_with_dtype", "test_cumsum_2d_negative_axis", "test_cumsum_1d_reverse_exclusive",
           "test_dropout_default_mask_ratio", "test_nllloss_NCd1d2_with_weight_reduction_mean",
           "test_nllloss_NCd1_ii_expanded", "test_sce_NCd1d2d3_sum_weight_high_ii_log_prob",
-          "test_castlike_FLOAT_to_DOUBLE_expanded", "test_depthtospace_crd_mode_example"})
+          "test_castlike_FLOAT_to_DOUBLE_expanded", "test_depthtospace_crd_mode_example",
+          "test_resize_downsample_scales_cubic_align_corners", "test_resize_upsample_sizes_nearest_ceil_half_pixel",
+          "test_resize_tf_crop_and_resize", "test_top_k_smallest", "test_scatternd_multiply",
+          "test_scatter_elements_with_duplicate_indices", "test_gathernd_example_int32_batch_dim1", "test_atan",
+          "test_acos", "test_bitshift_right_uint8", "test_quantizelinear_axis", "test_dynamicquantizelinear_min_adjusted",
+          "test_compress_negative_axis", "test_nonzero_example", "test_maxpool_with_argmax_2d_precomputed_strides",
+          "test_qlinearconv", "test_matmulinteger", "test_blackmanwindow_symmetric", "test_batchnorm_example_training_mode",
+          "test_mvn", "test_lrn"})
       QTest::newRow(n) << n;
   }
   void nodeCases() {
