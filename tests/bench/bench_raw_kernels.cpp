@@ -1,7 +1,9 @@
 // Raw-kernel benchmarks for the generic lowering on one OpenCL device (not a pass/fail test):
 // an 8-op elementwise chain vs a plain copy, a 16M-element sum vs reading the bytes, and a
 // 1024^3 f32 matmul searched over >= 16 schedules vs cblas_sgemm, all timed in the same run.
-// Usage: bench_raw_kernels [opencl:P:D] [--quick]
+// Usage: bench_raw_kernels [opencl:P:D] [--quick] [-v] [--check]
+// --check runs the lowering test cases under every enumerated and option schedule on the device
+// against the kernel interpreter (for machines without Qt, where the QtTest suites do not build).
 #include <CL/cl.h>
 #include <cblas.h>
 
@@ -15,7 +17,9 @@
 
 #include "engine/core/error.h"
 #include "engine/devices/opencl_device.h"
+#include "engine/kernel/interpreter.h"
 #include "engine/kernel/lowering.h"
+#include "tests/engine/lowering_cases.h"
 
 using namespace ks;
 
@@ -88,20 +92,47 @@ Best search(OpenCLDevice& dev, const Kernel& k, TuneLevel level, int reps, bool 
   std::printf("  searched %d schedules (%d failed), one build of %.2f s\n", b.tried, b.failed, buildS);
   return b;
 }
+// The lowering cases on `dev` under every schedule, against the unlowered interpreter.
+int checkCases(OpenCLDevice& dev) {
+  using namespace ks::testing;
+  std::vector<LoweredKernel> lowered;
+  std::vector<KernelCase> cases;
+  for (const KernelCase& c : loweringCases()) {
+    if (!dev.info().fp64 && c.name.find("f64") != std::string::npos) continue;
+    auto scheds = enumerateSchedules(c.kernel, dev.info().limits(), TuneLevel::Full);
+    for (const Schedule& s : optionSchedules())
+      if (checkSchedule(c.kernel, s, dev.info().limits()).empty() && std::find(scheds.begin(), scheds.end(), s) == scheds.end())
+        scheds.push_back(s);
+    for (const Schedule& s : scheds) lowered.push_back(lowerKernel(c.kernel, s, dev.info().limits())), cases.push_back(c);
+  }
+  auto built = dev.build(lowered);
+  int bad = 0;
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    std::vector<HostTensor> want = randomBuffers(cases[i].kernel, 5 + i), got = want;
+    runKernel(cases[i].kernel, want);
+    dev.runOnHost(built[i], got);
+    const std::string diff = compareBuffers(got, want, cases[i].reduceLen);
+    if (!diff.empty()) ++bad, std::printf("MISMATCH %s [%s]: %s\n", cases[i].name.c_str(), lowered[i].schedule.str().c_str(), diff.c_str());
+  }
+  std::printf("check: %zu kernels (%zu cases x schedules), %d mismatches\n", built.size(), loweringCases().size(), bad);
+  return bad ? 1 : 0;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string id = "opencl:0:0";
-  bool quick = false, verbose = false;
+  bool quick = false, verbose = false, check = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "-v")) verbose = true;
+    else if (!std::strcmp(argv[i], "--check")) check = true;
     else id = argv[i];
   }
   try {
     auto dev = OpenCLDevice::open(id);
     std::printf("device %s: %s\n", id.c_str(), dev->info().fingerprint.c_str());
+    if (check) return checkCases(*dev);
     const int reps = 5;
     const int64_t n = int64_t{1} << 24;
 
