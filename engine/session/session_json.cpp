@@ -1,6 +1,7 @@
 // Session files (.kss.json, versioned): everything a GUI needs to reopen the pipeline offline.
 // Parameter values given as data (ONNX weights) are not stored; random initializers are.
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -153,7 +154,9 @@ std::string Session::toJson() const {
     const Extraction& ex = t.extraction;
     json ej = {{"order", ids(ex.order)}, {"total_ns", finite(ex.totalNs)}, {"greedy_ns", finite(ex.greedyTreeNs)},
                {"improvements", ex.improvements}};
-    for (auto& [c, n] : ex.chosen) ej["chosen"].push_back({c.v, n.v});
+    std::map<uint32_t, uint32_t> chosen;  // sorted: the file must not depend on hash-map order
+    for (auto& [c, n] : ex.chosen) chosen[c.v] = n.v;
+    for (auto& [c, n] : chosen) ej["chosen"].push_back({c, n});
     for (auto& d : ex.decisions) {
       json dj = {{"class", d.cls.v}, {"chosen", d.chosen.v}, {"why", d.why}};
       for (auto& a : d.alternatives)
