@@ -19,6 +19,10 @@ QString costText(double ns) {
   return QString::number(ns, 'f', 0) + " ns";
 }
 
+// "%12": the class id as the dump prints it (built by hand: a doubled percent sign before a
+// placeholder number would confuse QString::arg).
+QString cid(uint32_t c) { return "%" + QString::number(c); }
+
 QString classType(const Graph& g, ClassId c) {
   return qs(std::string(dtypeName(g.dtype(c))) + shapeStr(g.shape(c)));
 }
@@ -53,8 +57,8 @@ GraphModel buildEGraphModel(const Graph& g, const EGraphModelOptions& options) {
     const EClass& ec = g.eclass(ClassId(c));
     GraphModel::Cluster cl;
     cl.key = c;
-    cl.label = QString("%%1  %2").arg(c).arg(classType(g, ClassId(c)));
-    cl.tooltip = QString("e-class %%1: %2, %3 e-node(s)").arg(c).arg(classType(g, ClassId(c))).arg(ec.nodes.size());
+    cl.label = QString("%1  %2").arg(cid(c), classType(g, ClassId(c)));
+    cl.tooltip = QString("e-class %1: %2, %3 e-node(s)").arg(cid(c), classType(g, ClassId(c)), QString::number(ec.nodes.size()));
     cl.highlighted = outputs.count(c) > 0;
     if (cl.highlighted) cl.label += "  (output)";
     m.clusters.push_back(cl);
@@ -65,8 +69,8 @@ GraphModel buildEGraphModel(const Graph& g, const EGraphModelOptions& options) {
       gn.cluster = static_cast<int>(c);
       gn.label = enodeLabel(g, nid, ex);
       QStringList operands;
-      for (ClassId in : n.in) operands << QString("%%1").arg(in.v);
-      gn.tooltip = QString("e-node #%1 in class %%2\n%3\n%4").arg(nid.v).arg(c).arg(qs(n.label())).arg(classType(g, ClassId(c)));
+      for (ClassId in : n.in) operands << cid(in.v);
+      gn.tooltip = QString("e-node #%1 in class %2\n%3\n%4").arg(QString::number(nid.v), cid(c), qs(n.label()), classType(g, ClassId(c)));
       if (!operands.isEmpty()) gn.tooltip += "\noperands: " + operands.join(", ");
       if (n.kind == NodeKind::Leaf) gn.style = GraphModel::Style::Leaf;
       else if (n.kind == NodeKind::ToDevice) gn.style = GraphModel::Style::Copy;
@@ -109,9 +113,9 @@ GraphModel buildEGraphModel(const Graph& g, const EGraphModelOptions& options) {
         ops[qs(std::string(nodeKindName(s.kind)))]++;
       }
       GraphModel::Group grp;
-      grp.label = QString("classes %%1–%%2").arg(start).arg(end);
+      grp.label = QString("classes %1–%2").arg(cid(static_cast<uint32_t>(start)), cid(static_cast<uint32_t>(end)));
       QStringList parts;
-      for (const auto& [k, v] : ops) parts << QString("%1 %2").arg(v).arg(k);
+      for (const auto& [k, v] : ops) parts << QString("%1 %2").arg(QString::number(v), k);
       grp.tooltip = grp.label + "\n" + parts.join(", ");
       m.groups.push_back(grp);
     }

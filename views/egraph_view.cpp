@@ -98,16 +98,14 @@ int EGraphView::showClass(uint32_t cls) {
   if (!program_ || cls >= program_->graph.classCount()) return 0;
   const Graph& g = program_->graph;
   const EClass& ec = g.eclass(ClassId(cls));
-  header_->setText(tr("e-class %%1: %2%3, %4 e-node(s)")
-                       .arg(cls)
-                       .arg(QString::fromStdString(std::string(dtypeName(ec.dtype))))
-                       .arg(QString::fromStdString(shapeStr(ec.shape)))
-                       .arg(ec.nodes.size()));
+  header_->setText(tr("e-class %1: %2%3, %4 e-node(s)")
+                       .arg("%" + QString::number(cls), QString::fromStdString(std::string(dtypeName(ec.dtype))),
+                            QString::fromStdString(shapeStr(ec.shape)), QString::number(ec.nodes.size())));
   auto chosen = extraction_.chosenNode.find(cls);
   auto reason = extraction_.reason.find(cls);
   for (NodeId n : ec.nodes) {
     auto* item = new QTreeWidgetItem(details_);
-    item->setText(0, QString("#%1 %2").arg(n.v).arg(QString::fromStdString(g.node(n).label())));
+    item->setText(0, QString("#%1 %2").arg(QString::number(n.v), QString::fromStdString(g.node(n).label())));
     auto cost = extraction_.nodeCostNs.find(n.v);
     if (cost != extraction_.nodeCostNs.end()) item->setText(1, QString::number(cost->second / 1e3, 'f', 2) + " us");
     const bool isChosen = chosen != extraction_.chosenNode.end() && chosen->second == n.v;

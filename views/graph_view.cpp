@@ -363,7 +363,7 @@ int GraphView::find(const QString& text) {
   });
   for (GraphNodeItem* m : matches_) m->setMatched(true);
   if (!matches_.empty()) findNext();
-  setStatus(matches_.empty() ? tr("no match for '%1'").arg(text) : tr("%1 matches for '%2'").arg(matches_.size()).arg(text));
+  setStatus(matches_.empty() ? tr("no match for '%1'").arg(text) : tr("%1 matches for '%2'").arg(QString::number(matches_.size()), text));
   return static_cast<int>(matches_.size());
 }
 

@@ -89,12 +89,12 @@ void ProgramView::sessionLoaded(const SessionSnapshot& s) {
     QList<QStandardItem*> row{new QStandardItem(role), new QStandardItem(QString::fromStdString(name)),
                               new QStandardItem(typeOf(c)), new QStandardItem(extra)};
     row[0]->setData(c.v, Qt::UserRole);
-    for (auto* it : row) it->setToolTip(QString("%1 %2: %3, e-class %%4").arg(role, QString::fromStdString(name), typeOf(c)).arg(c.v));
+    for (auto* it : row) it->setToolTip(QString("%1 %2: %3, e-class %4").arg(role, QString::fromStdString(name), typeOf(c), "%" + QString::number(c.v)));
     io_->appendRow(row);
   };
-  for (const auto& in : p.inputs) addRow(tr("input"), in.name, in.cls, QString("%%1").arg(in.cls.v));
+  for (const auto& in : p.inputs) addRow(tr("input"), in.name, in.cls, "%" + QString::number(in.cls.v));
   for (const auto& pa : p.params) addRow(tr("param"), pa.name, pa.cls, QString::fromStdString(pa.init.str()));
-  for (const auto& out : p.outputs) addRow(tr("output"), out.name, out.cls, QString("%%1").arg(out.cls.v));
+  for (const auto& out : p.outputs) addRow(tr("output"), out.name, out.cls, "%" + QString::number(out.cls.v));
   table_->resizeColumnsToContents();
 }
 

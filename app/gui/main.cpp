@@ -4,6 +4,7 @@
 #include <QIcon>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "app/gui/main_window.h"
 
@@ -21,6 +22,12 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument("file", "A .ks program, an .onnx model or a sample to open.");
   QCommandLineOption shot("screenshot", "Save a picture of the window to PATH once loading is done, then quit.", "PATH");
   QCommandLineOption size("size", "Window size for --screenshot, e.g. 1600x1000.", "WxH", "1600x1000");
+  QCommandLineOption compile("compile", "Compile the opened program (all pipeline stages) once it is loaded.");
+  QCommandLineOption tune("tune", "Autotuning level for compiles: none, quick or full.", "LEVEL", "quick");
+  QCommandLineOption devices("devices", "Devices for compiles, a comma list (default: all).", "LIST", "all");
+  parser.addOption(compile);
+  parser.addOption(tune);
+  parser.addOption(devices);
   parser.addOption(shot);
   parser.addOption(size);
   parser.process(app);
@@ -30,8 +37,19 @@ int main(int argc, char** argv) {
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
   }
+  const QString level = parser.value(tune);
+  w.controller().compileOptions().tune = level == "none" ? ks::TuneLevel::None : level == "full" ? ks::TuneLevel::Full : ks::TuneLevel::Quick;
+  w.controller().compileOptions().devices = parser.value(devices).toStdString();
   w.show();
   if (!parser.positionalArguments().isEmpty()) w.openFile(parser.positionalArguments().front());
+  if (parser.isSet(compile)) {
+    // Once, after the first successful load.
+    auto conn = std::make_shared<QMetaObject::Connection>();
+    *conn = QObject::connect(&w.controller(), &ks::SessionController::loaded, &w, [&w, conn] {
+      QObject::disconnect(*conn);
+      QTimer::singleShot(0, &w, [&w] { w.controller().compile(); });
+    });
+  }
   if (parser.isSet(shot)) {
     const QString path = parser.value(shot);
     // Give the load a moment to start before waiting for idle.

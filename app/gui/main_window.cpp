@@ -94,7 +94,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     lastError_.clear();
     const QString name = path.isEmpty() ? tr("edited program") : QFileInfo(path).fileName();
     setWindowTitle(QString("%1 — Kernelscope").arg(name));
-    status_->setText(tr("Loaded %1: %2 e-classes").arg(name).arg(s && s->program ? s->program->graph.classCount() : 0));
+    status_->setText(tr("Loaded %1: %2 e-classes").arg(name, QString::number(s && s->program ? s->program->graph.classCount() : 0)));
     if (s && s->session) {
       const CompileTrace& t = s->session->trace();
       status_->setText(tr("%1 compiled: %2 e-classes, %3 kernels, plan %4 us (%5 ms to compile)")

@@ -136,7 +136,12 @@ class TestGraphView : public QObject {
     QCOMPARE(v.nodeItemCount(), static_cast<int>(v.model().groups.size()));
     QCOMPARE(v.hiddenNodeCount(), static_cast<int>(p.graph.nodeCount()));
     QVERIFY(v.statusText().contains(QString("%1 nodes hidden").arg(p.graph.nodeCount())));
+    QCOMPARE(v.model().groups.front().label.left(12), QString("classes %0–%"));
+    QCOMPARE(v.model().clusters[1].label.left(4), QString("%1  "));
 
+    // Pictures for the docs when asked (KS_SHOT_DIR).
+    const QString shots = qEnvironmentVariable("KS_SHOT_DIR");
+    if (!shots.isEmpty()) v.grab().save(shots + "/egraph_collapsed.png");
     // Expanding one group lays out only its members; the rest stays collapsed.
     int members = 0;
     for (int i = 0; i < static_cast<int>(v.model().nodes.size()); ++i) members += v.model().groupOfNode(i) == 3;
@@ -147,6 +152,14 @@ class TestGraphView : public QObject {
     QVERIFY(v.isExpanded(3));
     QCOMPARE(v.nodeItemCount(), static_cast<int>(v.model().groups.size()) - 1 + members);
     QCOMPARE(v.hiddenNodeCount(), static_cast<int>(p.graph.nodeCount()) - members);
+    if (!shots.isEmpty()) {
+      v.selectNode([&] {
+        for (int i = 0; i < static_cast<int>(v.model().nodes.size()); ++i)
+          if (v.model().groupOfNode(i) == 3) return i;
+        return 0;
+      }());
+      v.grab().save(shots + "/egraph_expanded_group.png");
+    }
     // Find reaches into collapsed groups: every group holds a node matching "f32".
     QCOMPARE(v.find("f32"), static_cast<int>(v.model().groups.size()) - 1 + members);
     v.collapseGroup(3);
