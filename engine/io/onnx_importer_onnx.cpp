@@ -135,7 +135,9 @@ class Importer {
     SourceLoc at(file_);
     OnnxNode n = nodeFromProto(np, opset_, index, at);
     at.node = n.name;
-    if (!isDefaultDomain(np.domain()))
+    const bool training = np.domain() == "ai.onnx.preview.training" &&
+                          (n.opType == "Adagrad" || n.opType == "Momentum" || n.opType == "Adam");
+    if (!isDefaultDomain(np.domain()) && !training)
       throw Error(ErrorCode::Unsupported, "unsupported op " + n.opType + " (domain '" + np.domain() + "')", at, n.opType);
     OnnxLowering lower = findOnnxLowering(n.opType);
     if (!lower) throw Error(ErrorCode::Unsupported, "unsupported op " + n.opType, at, n.opType);

@@ -138,7 +138,7 @@ std::vector<int> onnxShapeOperands(const std::string& op) {
       {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Dropout", {1, 2}},
       {"Compress", {1}},  {"NonZero", {0}},        {"GatherND", {1}},  {"ScatterElements", {1}},
       {"Scatter", {1}},   {"ScatterND", {1}},      {"HannWindow", {0}}, {"HammingWindow", {0}},
-      {"BlackmanWindow", {0}},
+      {"BlackmanWindow", {0}}, {"Adagrad", {1}}, {"Momentum", {1}}, {"Adam", {1}},
   };
   auto it = m.find(op);
   return it == m.end() ? std::vector<int>{} : it->second;

@@ -300,9 +300,90 @@ V windowFn(OnnxContext& c) {
   return one(w);
 }
 
+// ---------------------------------------------------------------- training optimizers
+// (domain ai.onnx.preview.training): inputs R (rate), T (step, import-time constant), then n
+// tensors per group; outputs are the updated groups in the same order.
+struct OptimizerArgs {
+  Value rate;
+  int64_t step = 0;
+  int64_t n = 0;
+};
+OptimizerArgs optimizerArgs(OnnxContext& c, int groups) {
+  OptimizerArgs a;
+  a.rate = op::reshape(c.value(0), {});
+  a.step = static_cast<int64_t>(c.scalarValue(1, "T"));
+  if ((static_cast<int64_t>(c.count()) - 2) % groups != 0) c.fail("input count does not match the groups", ErrorCode::Shape);
+  a.n = (static_cast<int64_t>(c.count()) - 2) / groups;
+  return a;
+}
+Value gradReg(OnnxContext& c, Value x, Value g) {
+  return op::add(op::mul(x, scalarLike(x, c.node.attrFloat("norm_coefficient", 0.0))), g);
+}
+
+V adagrad(OnnxContext& c) {
+  OptimizerArgs a = optimizerArgs(c, 3);
+  const double eps = c.node.attrFloat("epsilon", 1e-6), decay = c.node.attrFloat("decay_factor", 0.0);
+  V xs, hs;
+  for (int64_t i = 0; i < a.n; ++i) {
+    Value x = c.value(2 + i), g = gradReg(c, x, c.value(2 + a.n + i)), h = c.value(2 + 2 * a.n + i);
+    Value r = op::cast(op::div(a.rate, scalarLike(a.rate, 1 + static_cast<double>(a.step) * decay)), x.dtype());
+    Value hNew = op::add(h, op::mul(g, g));
+    Value hs2 = op::add(op::sqrt(hNew), scalarLike(hNew, eps));
+    xs.push_back(OnnxValue::of(op::sub(x, op::div(op::mul(r, g), hs2))));
+    hs.push_back(OnnxValue::of(hNew));
+  }
+  xs.insert(xs.end(), hs.begin(), hs.end());
+  return xs;
+}
+
+V momentum(OnnxContext& c) {
+  OptimizerArgs a = optimizerArgs(c, 3);
+  const double alpha = c.node.attrFloat("alpha", 0.9), beta = a.step > 0 ? c.node.attrFloat("beta", 1.0) : 1.0;
+  const std::string mode = c.node.attrString("mode", "standard");
+  if (mode != "standard" && mode != "nesterov") c.fail("mode '" + mode + "' is not supported");
+  V xs, vs;
+  for (int64_t i = 0; i < a.n; ++i) {
+    Value x = c.value(2 + i), g = gradReg(c, x, c.value(2 + a.n + i)), v = c.value(2 + 2 * a.n + i);
+    Value r = op::cast(a.rate, x.dtype());
+    Value vNew = op::add(op::mul(v, scalarLike(v, alpha)), op::mul(g, scalarLike(g, beta)));
+    Value step = mode == "standard" ? vNew : op::add(g, op::mul(vNew, scalarLike(vNew, alpha)));
+    xs.push_back(OnnxValue::of(op::sub(x, op::mul(r, step))));
+    vs.push_back(OnnxValue::of(vNew));
+  }
+  xs.insert(xs.end(), vs.begin(), vs.end());
+  return xs;
+}
+
+V adam(OnnxContext& c) {
+  OptimizerArgs a = optimizerArgs(c, 4);
+  const double alpha = c.node.attrFloat("alpha", 0.9), beta = c.node.attrFloat("beta", 0.999);
+  const double eps = c.node.attrFloat("epsilon", 1e-6), post = c.node.attrFloat("norm_coefficient_post", 0.0);
+  const double t = static_cast<double>(a.step);
+  const double adjust = a.step > 0 ? std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t)) : 1.0;
+  V xs, vs, hs;
+  for (int64_t i = 0; i < a.n; ++i) {
+    Value x = c.value(2 + i), g = gradReg(c, x, c.value(2 + a.n + i));
+    Value v = c.value(2 + 2 * a.n + i), h = c.value(2 + 3 * a.n + i);
+    Value vNew = op::add(op::mul(v, scalarLike(v, alpha)), op::mul(g, scalarLike(g, 1 - alpha)));
+    Value hNew = op::add(op::mul(h, scalarLike(h, beta)), op::mul(op::mul(g, g), scalarLike(g, 1 - beta)));
+    Value hSqrt = op::add(op::sqrt(hNew), scalarLike(hNew, eps));
+    Value r = op::mul(op::cast(a.rate, x.dtype()), scalarLike(x, adjust));
+    Value xNew = op::sub(x, op::mul(r, op::div(vNew, hSqrt)));
+    xs.push_back(OnnxValue::of(op::mul(xNew, scalarLike(xNew, 1 - post))));
+    vs.push_back(OnnxValue::of(vNew));
+    hs.push_back(OnnxValue::of(hNew));
+  }
+  xs.insert(xs.end(), vs.begin(), vs.end());
+  xs.insert(xs.end(), hs.begin(), hs.end());
+  return xs;
+}
+
 }  // namespace
 
 void addExtra(Table& t) {
+  t["Adagrad"] = adagrad;
+  t["Momentum"] = momentum;
+  t["Adam"] = adam;
   t["HannWindow"] = windowFn<0>;
   t["HammingWindow"] = windowFn<1>;
   t["BlackmanWindow"] = windowFn<2>;
