@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     const QString path = parser.value(shot);
     // Give the load a moment to start before waiting for idle.
     QTimer::singleShot(200, &w, [&w, path] {
-      w.screenshotWhenIdle(path, 60000, [path](bool ok) {
+      w.screenshotWhenIdle(path, 120000, [path](bool ok) {
         std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
         QApplication::exit(ok ? 0 : 1);
       });

@@ -284,6 +284,13 @@ void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::fun
   connect(timer, &QTimer::timeout, this, [=, this] {
     if (isBusy() && clock->elapsed() < timeoutMs) return;
     timer->stop();
+    // A picture with something selected says more: the first output's class.
+    if (const SessionSnapshot* s = controller_.snapshot(); s && s->program && !s->program->outputs.empty() &&
+                                                         !controller_.selection().eclass) {
+      Selection sel;
+      sel.eclass = s->program->outputs.front().cls.v;
+      controller_.select(sel, nullptr);
+    }
     timer->deleteLater();
     delete clock;
     QApplication::processEvents();

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 #include "app/gui/main_window.h"
 #include "views/egraph_view.h"
@@ -136,8 +137,25 @@ class TestMainWindow : public QObject {
     w.openFile(sample("softmax.ks"));
     QVERIFY(waitIdle(w));
     const std::size_t classesBefore = w.controller().snapshot()->program->graph.classCount();
+    // Watchdog: a 10 ms timer on the GUI thread; the longest gap between its ticks is the worst
+    // stall while the compile runs on the worker.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, worst = 0;
+    QTimer watchdog;
+    connect(&watchdog, &QTimer::timeout, [&] {
+      const qint64 now = clock.elapsed();
+      worst = std::max(worst, now - last);
+      last = now;
+    });
+    watchdog.start(10);
     w.controller().compile();
+    QVERIFY(w.controller().isBusy());
     QVERIFY(waitIdle(w, 120000));
+    watchdog.stop();
+    qInfo("compile took %lld ms; worst GUI-thread stall %lld ms", static_cast<long long>(clock.elapsed()),
+          static_cast<long long>(worst));
+    QVERIFY2(worst < 1000, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     const SessionSnapshot* s = w.controller().snapshot();
     QVERIFY(s && s->session);
