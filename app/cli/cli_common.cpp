@@ -18,6 +18,13 @@ SessionOptions sessionOptions(const Args& args) {
   else if (tune == "full") o.tune = TuneLevel::Full;
   else throw UsageError{"--tune takes none, quick or full, not '" + tune + "'"};
   o.cache = args.getOr("cache", "");
+  // A device list that names no usable selection is a usage error (exit 2), caught before any work.
+  try {
+    selectDevices(o.devices, o.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Usage) throw UsageError{e.message()};
+    throw;
+  }
   try {
     o.seed = std::stoull(args.getOr("seed", "0"));
     o.budgetCount = std::stoi(args.getOr("budget-count", "0"));

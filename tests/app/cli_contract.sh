@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The CLI contract of DESIGN.md §4.2: exit codes (0 ok, 1 input/engine error, 2 usage), clear
+# errors naming the file, and the keys of `run --json`.
+set -u
+cli=$1
+src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expect() {  # expect CODE DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"; sed 's/^/  /' "$tmp/err" | head -5; fail=1
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
+expect 2 "no command" -- "$cli"
+expect 2 "unknown command" -- "$cli" frobnicate
+expect 2 "unknown flag" -- "$cli" run "$src/samples/softmax.ks" --frob
+expect 2 "bad --tune" -- "$cli" run "$src/samples/softmax.ks" --tune fast
+expect 1 "missing file" -- "$cli" run "$tmp/nope.ks"
+grep -q "nope.ks" "$tmp/err" || { echo "FAIL: the error does not name the file"; fail=1; }
+printf 'input x: f32[4]\ny = relu(x\noutput y\n' > "$tmp/bad.ks"
+expect 1 "syntax error" -- "$cli" run "$tmp/bad.ks" --devices host
+grep -qE "bad.ks:[23]:[0-9]+" "$tmp/err" || { echo "FAIL: the syntax error does not give file:line"; cat "$tmp/err"; fail=1; }
+expect 2 "unknown device" -- "$cli" run "$src/samples/softmax.ks" --devices nosuch:9:9
+expect 0 "devices" -- "$cli" devices
+expect 0 "devices --json" -- "$cli" devices --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+need = {"name", "kind", "platform", "vendor", "driver", "compute_units", "memory_bytes", "fingerprint"}
+assert isinstance(d, list) and d, "devices --json must be a non-empty array"
+for x in d:
+    missing = need - set(x)
+    assert not missing, f"device entry lacks {missing}"
+print("ok: devices --json keys")
+PY
+printf 'input x: f32[3, 5]\ny = softmax(x * 2.0, axis=-1)\noutput y\n' > "$tmp/p.ks"
+expect 0 "run --json --verify on host" -- "$cli" run "$tmp/p.ks" --devices host --json --verify
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ["outputs", "fused_kernels", "launches", "plan", "timings_ms", "memory"]:
+    assert k in d, f"run --json lacks '{k}'"
+o = d["outputs"][0]
+for k in ["name", "dtype", "shape", "values", "min", "max", "mean"]:
+    assert k in o, f"output lacks '{k}'"
+assert o["shape"] == [3, 5] and len(o["values"]) == 15
+rows = [sum(o["values"][i*5:(i+1)*5]) for i in range(3)]
+assert all(abs(r - 1) < 1e-5 for r in rows), rows  # softmax rows sum to one
+assert "total" in d["timings_ms"] and "kernels" in d["timings_ms"]
+assert "peak_bytes" in d["memory"]
+print("ok: run --json keys and values")
+PY
+if "$cli" devices | grep -q '^opencl:0:0'; then
+  expect 0 "run on PoCL + openblas with --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verified"] is True, "verify failed"
+assert d["fused_kernels"] > 0 and d["launches"] > 0
+print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kernels"], d["launches"]))
+PY
+  expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
+  grep -q "cluster_k" "$tmp/f.dot" || { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }
+fi
+expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5
+grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
+expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999
+expect 0 "cache clear" -- "$cli" cache clear --cache "$tmp/cache.sqlite"
+[ $fail = 0 ] && echo "cli contract: all checks passed"
+exit $fail
