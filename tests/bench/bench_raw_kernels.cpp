@@ -1,7 +1,7 @@
 // Raw-kernel benchmarks for the generic lowering on one OpenCL device (not a pass/fail test):
 // an 8-op elementwise chain vs a plain copy, a 16M-element sum vs reading the bytes, and a
 // 1024^3 f32 matmul searched over >= 16 schedules vs cblas_sgemm, all timed in the same run.
-// Usage: bench_raw_kernels [opencl:P:D] [--quick] [-v] [--check]
+// Usage: bench_raw_kernels [opencl:P:D] [--quick] [-v] [--check] [--only=ew|sum|mm]
 // --check runs the lowering test cases under every enumerated and option schedule on the device
 // against the kernel interpreter (for machines without Qt, where the QtTest suites do not build).
 #include <CL/cl.h>
@@ -123,10 +123,12 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string id = "opencl:0:0";
   bool quick = false, verbose = false, check = false;
+  std::string only;  // "ew", "sum" or "mm": run one benchmark
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "-v")) verbose = true;
     else if (!std::strcmp(argv[i], "--check")) check = true;
+    else if (!std::strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
     else id = argv[i];
   }
   try {
@@ -148,7 +150,7 @@ int main(int argc, char** argv) {
     std::printf("copy 16M f32: scalar %.3f ms, float4 %.3f ms -> %.1f GB/s\n", copy1, copy4, 2.0 * n * 4 / copy * 1e-6);
 
     // 8-op elementwise chain.
-    {
+    if (only.empty() || only == "ew") {
       Kernel k;
       const int32_t x = k.param(ParamKind::Read, DType::F32, {n}), o = k.param(ParamKind::ReadWrite, DType::F32, {n});
       auto c = [&k](double v) { return k.constant(Scalar::of(DType::F32, v)); };
@@ -166,7 +168,7 @@ int main(int argc, char** argv) {
       std::printf("  best %.3f ms [%s] = %.2fx copy (target <= 1.5x)\n", best.ms, best.sched.c_str(), best.ms / copy);
     }
     // 16M sum.
-    {
+    if (only.empty() || only == "sum") {
       Kernel k;
       const int32_t x = k.param(ParamKind::Read, DType::F32, {n}), o = k.param(ParamKind::ReadWrite, DType::F32, {});
       k.store(o, k.reduce(x, ReduceOp::Sum));
@@ -177,7 +179,7 @@ int main(int argc, char** argv) {
                   best.sched.c_str(), best.ms / read, read);
     }
     // 1024^3 matmul vs OpenBLAS.
-    {
+    if (only.empty() || only == "mm") {
       const int64_t M = 1024, N = 1024, K = 1024;
       Kernel k;
       const int32_t A = k.param(ParamKind::Read, DType::F32, {M, K}), B = k.param(ParamKind::Read, DType::F32, {K, N});
