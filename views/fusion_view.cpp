@@ -1,0 +1,410 @@
+// FusionView: steps the kernelizer's trace and draws each intermediate state through GraphView.
+#include "views/fusion_view.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <set>
+
+#include "views/graph_view.h"
+
+namespace ks {
+
+namespace {
+QString q(const std::string& s) { return QString::fromStdString(s); }
+QString classLabel(const Graph* g, uint32_t c) {
+  QString s = "%" + QString::number(c);
+  if (g && c < g->classCount() && !g->eclass(ClassId(c)).nodes.empty())
+    s += " " + q(g->node(g->eclass(ClassId(c)).nodes.front()).label());
+  return s;
+}
+}  // namespace
+
+// ---- step table ----
+
+void FusionStepModel::setTrace(const FusionTrace* trace) {
+  beginResetModel();
+  trace_ = trace;
+  endResetModel();
+}
+
+int FusionStepModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !trace_ ? 0 : static_cast<int>(trace_->steps.size());
+}
+
+int FusionStepModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+int FusionStepModel::errorRow() const {
+  if (!trace_ || trace_->error.empty() || trace_->steps.empty()) return -1;
+  // errorStep counts the steps recorded before the failure: the last recorded one is where it shows
+  // when the failing step itself was not recorded.
+  return std::clamp<int>(trace_->errorStep, 0, static_cast<int>(trace_->steps.size()) - 1);
+}
+
+QVariant FusionStepModel::data(const QModelIndex& index, int role) const {
+  if (!trace_ || !index.isValid() || index.row() >= rowCount()) return {};
+  const FusionStep& s = trace_->steps[index.row()];
+  const bool isError = index.row() == errorRow();
+  if (role == Qt::DisplayRole) {
+    switch (index.column()) {
+      case Index: return s.index;
+      case Action: return q(std::string(fusionActionName(s.action)));
+      case Rule: return q(s.rule);
+      case Reason: return q(s.reason);
+      case Phase: return q(s.phase);
+    }
+  } else if (role == Qt::ToolTipRole) {
+    QString t = QString("step %1: %2 on %%3 (%4)\n%5").arg(s.index).arg(q(std::string(fusionActionName(s.action))))
+                    .arg(s.cls).arg(q(s.node), q(s.reason));
+    if (isError) t += "\n\nkernelizer stopped: " + q(trace_->error);
+    return t;
+  } else if (role == Qt::BackgroundRole && isError) {
+    return QColor("#ffc9c9");
+  } else if (role == Qt::ForegroundRole && isError) {
+    return QColor("#c92a2a");
+  }
+  return {};
+}
+
+QVariant FusionStepModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"#", "action", "rule", "reason", "phase"};
+  return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+}
+
+// ---- state model ----
+
+GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step, const Graph* graph) {
+  GraphModel m;
+  std::set<int32_t> changed;
+  if (step) {
+    for (const auto& [k, ks] : step->diff.set) changed.insert(k);
+  }
+  std::map<uint32_t, int> storedAt;  // class -> node that computes and stores it
+  std::vector<std::pair<uint32_t, int>> loadNodes;
+  for (const auto& [id, k] : state) {
+    GraphModel::Cluster c;
+    c.label = QString("K%1 · %2 ops").arg(id).arg(k.opCount);
+    c.tooltip = QString("kernel K%1: %2 classes, %3 loads, %4 stores, %5 ops%6")
+                    .arg(id).arg(k.classes.size()).arg(k.loads.size()).arg(k.stores.size()).arg(k.opCount)
+                    .arg(changed.count(id) ? "\nchanged by this step" : "");
+    c.key = static_cast<uint32_t>(id);
+    c.highlighted = changed.count(id) > 0;
+    const int ci = static_cast<int>(m.clusters.size());
+    m.clusters.push_back(c);
+    std::map<uint32_t, int> local;  // class -> node inside this kernel
+    const std::set<uint32_t> stores(k.stores.begin(), k.stores.end());
+    for (uint32_t l : k.loads) {
+      GraphModel::Node n;
+      n.label = "load " + classLabel(graph, l);
+      n.tooltip = QString("K%1 loads class %%2 from memory").arg(id).arg(l);
+      n.cluster = ci;
+      n.style = GraphModel::Style::Leaf;
+      n.key = l;
+      local[l] = static_cast<int>(m.nodes.size());
+      loadNodes.emplace_back(l, static_cast<int>(m.nodes.size()));
+      m.nodes.push_back(n);
+    }
+    for (uint32_t cls : k.classes) {
+      GraphModel::Node n;
+      n.label = classLabel(graph, cls);
+      if (graph && cls < graph->classCount()) {
+        const EClass& ec = graph->eclass(ClassId(cls));
+        n.label += "\n" + q(std::string(dtypeName(ec.dtype))) + q(shapeStr(ec.shape));
+      }
+      n.tooltip = QString("class %%1 computed in K%2%3").arg(cls).arg(id).arg(stores.count(cls) ? ", stored" : "");
+      n.cluster = ci;
+      n.style = stores.count(cls) ? GraphModel::Style::Output : GraphModel::Style::Plain;
+      n.key = cls;
+      n.highlighted = step && (cls == step->cls || cls == step->subject);
+      const int ni = static_cast<int>(m.nodes.size());
+      m.nodes.push_back(n);
+      if (graph && cls < graph->classCount() && !graph->eclass(ClassId(cls)).nodes.empty()) {
+        std::set<int> from;
+        for (ClassId in : graph->node(graph->eclass(ClassId(cls)).nodes.front()).in) {
+          auto it = local.find(in.v);
+          if (it != local.end() && from.insert(it->second).second) m.edges.push_back({it->second, ni, 1, {}, false});
+        }
+      }
+      local[cls] = ni;
+      if (stores.count(cls)) storedAt[cls] = ni;
+    }
+  }
+  // Memory edges: a store feeds the loads of the same class in other kernels.
+  for (const auto& [cls, node] : loadNodes) {
+    auto it = storedAt.find(cls);
+    if (it != storedAt.end()) m.edges.push_back({it->second, node, 1, "mem", true});
+  }
+  m.sizeNodesFromLabels();
+  return m;
+}
+
+// ---- the view ----
+
+FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
+  model_ = new FusionStepModel(this);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+
+  auto* left = new QWidget(split);
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(4, 4, 4, 4);
+  auto* nav = new QHBoxLayout;
+  auto mk = [&](const QString& text, const QString& tip) {
+    auto* b = new QToolButton(left);
+    b->setText(text);
+    b->setToolTip(tip);
+    nav->addWidget(b);
+    return b;
+  };
+  firstBtn_ = mk("|◀", tr("First step (Home)"));
+  prevBtn_ = mk("◀", tr("Previous step (Left)"));
+  nextBtn_ = mk("▶", tr("Next step (Right)"));
+  lastBtn_ = mk("▶|", tr("Last step (End)"));
+  slider_ = new QSlider(Qt::Horizontal, left);
+  slider_->setToolTip(tr("Fusion step"));
+  nav->addWidget(slider_, 1);
+  stepLabel_ = new QLabel(tr("no trace"), left);
+  nav->addWidget(stepLabel_);
+  leftLayout->addLayout(nav);
+
+  banner_ = new QLabel(left);
+  banner_->setWordWrap(true);
+  banner_->setStyleSheet("QLabel { background: #ffe3e3; color: #c92a2a; border: 1px solid #c92a2a; padding: 4px; }");
+  banner_->hide();
+  leftLayout->addWidget(banner_);
+
+  table_ = new QTableView(left);
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(20);
+  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setSectionResizeMode(FusionStepModel::Reason, QHeaderView::Stretch);
+  table_->setWordWrap(false);
+  leftLayout->addWidget(table_, 1);
+
+  auto* why = new QWidget(left);
+  auto* whyLayout = new QVBoxLayout(why);
+  whyLayout->setContentsMargins(0, 4, 0, 0);
+  auto* whyRow = new QHBoxLayout;
+  whyRow->addWidget(new QLabel(tr("Why not fused:"), why));
+  classA_ = new QComboBox(why);
+  classB_ = new QComboBox(why);
+  classA_->setToolTip(tr("First class (click a node)"));
+  classB_->setToolTip(tr("Second class (Ctrl+click a node)"));
+  auto* explainBtn = new QPushButton(tr("Explain"), why);
+  whyRow->addWidget(classA_, 1);
+  whyRow->addWidget(classB_, 1);
+  whyRow->addWidget(explainBtn);
+  whyLayout->addLayout(whyRow);
+  answer_ = new QLabel(why);
+  answer_->setWordWrap(true);
+  answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  jump_ = new QPushButton(tr("Go to step"), why);
+  jump_->setEnabled(false);
+  auto* ansRow = new QHBoxLayout;
+  ansRow->addWidget(answer_, 1);
+  ansRow->addWidget(jump_);
+  whyLayout->addLayout(ansRow);
+  leftLayout->addWidget(why);
+
+  graph_ = new GraphView(split);
+  split->addWidget(left);
+  split->addWidget(graph_);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setSizes({460, 700});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connect(firstBtn_, &QToolButton::clicked, this, [this] { first(); });
+  connect(prevBtn_, &QToolButton::clicked, this, [this] { prev(); });
+  connect(nextBtn_, &QToolButton::clicked, this, [this] { next(); });
+  connect(lastBtn_, &QToolButton::clicked, this, [this] { last(); });
+  connect(slider_, &QSlider::valueChanged, this, [this](int v) {
+    if (!updating_) setStep(v);
+  });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+    if (!updating_ && cur.isValid()) setStep(cur.row());
+  });
+  connect(explainBtn, &QPushButton::clicked, this, [this] {
+    if (classA_->currentIndex() >= 0 && classB_->currentIndex() >= 0)
+      explain(classA_->currentData().toUInt(), classB_->currentData().toUInt());
+  });
+  connect(jump_, &QPushButton::clicked, this, &FusionView::jumpToExplained);
+  connect(graph_, &GraphView::nodeSelected, this, &FusionView::onNodeSelected);
+  connect(graph_, &GraphView::layoutFinished, this, [this] {
+    if (selectedClass_) graph_->selectKey(*selectedClass_);
+  });
+  table_->installEventFilter(this);
+  graph_->installEventFilter(this);
+  slider_->installEventFilter(this);
+  setFocusPolicy(Qt::StrongFocus);
+  sessionClosed();
+}
+
+void FusionView::sessionLoaded(const SessionSnapshot& s) { showTrace(s.session); }
+
+void FusionView::sessionClosed() {
+  showTrace(nullptr);
+  stepLabel_->setText(tr("no trace"));
+}
+
+void FusionView::showTrace(std::shared_ptr<const Session> session) {
+  session_ = std::move(session);
+  trace_ = session_ ? &session_->trace().fusion.trace : nullptr;
+  model_->setTrace(trace_);
+  step_ = -1;
+  explainedStep_ = -1;
+  answer_->clear();
+  jump_->setEnabled(false);
+  updating_ = true;
+  slider_->setRange(0, std::max(0, stepCount() - 1));
+  slider_->setValue(0);
+  updating_ = false;
+  if (trace_ && !trace_->error.empty()) {
+    banner_->setText(tr("Kernelizer invariant violated at step %1: %2").arg(trace_->errorStep).arg(q(trace_->error)));
+    banner_->show();
+  } else {
+    banner_->hide();
+  }
+  for (QWidget* w : std::initializer_list<QWidget*>{firstBtn_, prevBtn_, nextBtn_, lastBtn_, slider_})
+    w->setEnabled(stepCount() > 0);
+  fillClassCombos();
+  if (stepCount() == 0) {
+    graph_->clear();
+    return;
+  }
+  // Open on the violation when there is one, else on the final state.
+  setStep(model_->errorRow() >= 0 ? model_->errorRow() : stepCount() - 1);
+}
+
+int FusionView::stepCount() const { return trace_ ? static_cast<int>(trace_->steps.size()) : 0; }
+
+void FusionView::setStep(int step) {
+  if (stepCount() == 0) return;
+  step = std::clamp(step, 0, stepCount() - 1);
+  if (step == step_) return;
+  step_ = step;
+  updating_ = true;
+  slider_->setValue(step);
+  table_->selectRow(step);
+  table_->scrollTo(model_->index(step, 0));
+  updating_ = false;
+  const FusionStep& s = trace_->steps[step];
+  stepLabel_->setText(tr("step %1 / %2").arg(step).arg(stepCount() - 1));
+  setToolTip(tr("%1: %2").arg(q(std::string(fusionActionName(s.action))), q(s.reason)));
+  redraw();
+  if (context_) {
+    Selection sel = context_->selection();
+    if (sel.fusionStep != static_cast<uint32_t>(step)) {
+      sel.fusionStep = static_cast<uint32_t>(step);
+      context_->select(sel, this);
+    }
+  }
+}
+
+void FusionView::redraw() {
+  if (!trace_ || step_ < 0) return;
+  const TraceState state = trace_->stateAfter(static_cast<std::size_t>(step_) + 1);
+  graph_->setModel(buildFusionStateModel(state, &trace_->steps[step_], session_ ? &session_->graph() : nullptr));
+}
+
+int FusionView::drawnKernelCount() const { return static_cast<int>(graph_->model().clusters.size()); }
+
+void FusionView::fillClassCombos() {
+  classA_->clear();
+  classB_->clear();
+  if (!trace_) return;
+  std::set<uint32_t> classes;
+  for (const auto& [id, k] : trace_->finalState()) {
+    classes.insert(k.classes.begin(), k.classes.end());
+    classes.insert(k.loads.begin(), k.loads.end());
+  }
+  const Graph* g = session_ ? &session_->graph() : nullptr;
+  for (uint32_t c : classes) {
+    classA_->addItem(classLabel(g, c), c);
+    classB_->addItem(classLabel(g, c), c);
+  }
+}
+
+Separation FusionView::explain(uint32_t a, uint32_t b) {
+  Separation sep;
+  if (!trace_) return sep;
+  sep = trace_->explainSeparation(ClassId(a), ClassId(b), session_ ? &session_->graph() : nullptr);
+  explainedStep_ = sep.step;
+  const QString head = sep.sameKernel ? tr("%%1 and %%2: same kernel.").arg(a).arg(b)
+                                      : tr("%%1 and %%2: different kernels.").arg(a).arg(b);
+  QString text = head;
+  if (sep.step >= 0) text += tr(" Step %1 (%2).").arg(sep.step).arg(q(sep.rule));
+  if (!sep.text.empty()) text += " " + q(sep.text);
+  answer_->setText(text);
+  jump_->setEnabled(sep.step >= 0 && sep.step < stepCount());
+  if (int ia = classA_->findData(a); ia >= 0) classA_->setCurrentIndex(ia);
+  if (int ib = classB_->findData(b); ib >= 0) classB_->setCurrentIndex(ib);
+  return sep;
+}
+
+void FusionView::jumpToExplained() {
+  if (explainedStep_ >= 0) setStep(explainedStep_);
+}
+
+void FusionView::onNodeSelected(int node) {
+  if (node < 0 || node >= static_cast<int>(graph_->model().nodes.size())) return;
+  const uint32_t cls = graph_->model().nodes[node].key;
+  const bool ctrl = QApplication::keyboardModifiers() & Qt::ControlModifier;
+  QComboBox* box = ctrl ? classB_ : classA_;
+  if (int i = box->findData(cls); i >= 0) box->setCurrentIndex(i);
+  if (ctrl && classA_->currentIndex() >= 0) explain(classA_->currentData().toUInt(), cls);
+  selectedClass_ = cls;
+  if (context_) {
+    Selection sel = context_->selection();
+    sel.eclass = cls;
+    context_->select(sel, this);
+  }
+}
+
+void FusionView::selectionChanged(const Selection& s) {
+  if (s.fusionStep && static_cast<int>(*s.fusionStep) != step_) setStep(static_cast<int>(*s.fusionStep));
+  if (s.eclass && s.eclass != selectedClass_) {
+    selectedClass_ = s.eclass;
+    if (!graph_->isBusy()) graph_->selectKey(*s.eclass);  // else once the layout is done
+  }
+}
+
+bool FusionView::stepKey(int key) {
+  switch (key) {
+    case Qt::Key_Left: prev(); return true;
+    case Qt::Key_Right: next(); return true;
+    case Qt::Key_Home: first(); return true;
+    case Qt::Key_End: last(); return true;
+  }
+  return false;
+}
+
+void FusionView::keyPressEvent(QKeyEvent* e) {
+  if (e->modifiers() == Qt::NoModifier && stepKey(e->key())) return;
+  QWidget::keyPressEvent(e);
+}
+
+bool FusionView::eventFilter(QObject* watched, QEvent* e) {
+  if (e->type() == QEvent::KeyPress) {
+    auto* k = static_cast<QKeyEvent*>(e);
+    if (k->modifiers() == Qt::NoModifier && stepKey(k->key())) return true;
+  }
+  return QWidget::eventFilter(watched, e);
+}
+
+}  // namespace ks

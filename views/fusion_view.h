@@ -1,0 +1,112 @@
+// The Fusion view: the kernelizer's steps as a table, stepped with buttons, a slider or the arrow
+// keys; the kernels after the current step drawn as groups of classes with the step's change
+// highlighted; an invariant violation shown at its step; and "why not fused" for two classes.
+#pragma once
+#include <QAbstractTableModel>
+#include <QWidget>
+#include <memory>
+
+#include "engine/kernelizer/fusion_trace.h"
+#include "views/graph_model.h"
+#include "views/session_view.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QTableView;
+class QToolButton;
+
+namespace ks {
+
+class GraphView;
+
+// One row per fusion step: index, action, rule, reason, phase. The errorStep row is red.
+class FusionStepModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Index, Action, Rule, Reason, Phase, ColumnCount };
+  using QAbstractTableModel::QAbstractTableModel;
+  void setTrace(const FusionTrace* trace);
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+  // The row the violation is shown on (-1 when the kernelizer finished).
+  int errorRow() const;
+
+ private:
+  const FusionTrace* trace_ = nullptr;
+};
+
+// The kernels of `state` as clusters of their classes (loads drawn as leaves, stores as outputs),
+// edges along operands inside a kernel and from a store to its loads across kernels. Kernels the
+// step changed and the step's class are highlighted. Node keys are class ids, cluster keys kernel ids.
+GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step, const Graph* graph);
+
+class FusionView : public QWidget, public SessionView {
+  Q_OBJECT
+ public:
+  explicit FusionView(SessionContext* context, QWidget* parent = nullptr);
+
+  void sessionLoaded(const SessionSnapshot& s) override;
+  void sessionClosed() override;
+  void selectionChanged(const Selection& s) override;
+
+  // Shows a trace directly (tests; `graph` may be null).
+  void showTrace(std::shared_ptr<const Session> session);
+
+  int stepCount() const;
+  int currentStep() const { return step_; }  // -1 when there are no steps
+  void setStep(int step);                    // clamps; draws the state after that step
+  void first() { setStep(0); }
+  void prev() { setStep(step_ - 1); }
+  void next() { setStep(step_ + 1); }
+  void last() { setStep(stepCount() - 1); }
+
+  // "Why not fused": explains classes a and b with the current trace; fills the answer panel.
+  Separation explain(uint32_t a, uint32_t b);
+  void jumpToExplained();
+
+  GraphView* graphView() const { return graph_; }
+  QTableView* stepTable() const { return table_; }
+  const FusionStepModel* stepModel() const { return model_; }
+  QLabel* banner() const { return banner_; }
+  QLabel* answer() const { return answer_; }
+  QSlider* slider() const { return slider_; }
+  int drawnKernelCount() const;  // clusters in the model drawn now
+
+ protected:
+  void keyPressEvent(QKeyEvent* e) override;
+  bool eventFilter(QObject* watched, QEvent* e) override;
+
+ private:
+  bool stepKey(int key);
+  void redraw();
+  void onNodeSelected(int node);
+  void fillClassCombos();
+
+  SessionContext* context_;
+  std::shared_ptr<const Session> session_;
+  const FusionTrace* trace_ = nullptr;
+  FusionStepModel* model_;
+  QTableView* table_;
+  QToolButton* firstBtn_;
+  QToolButton* prevBtn_;
+  QToolButton* nextBtn_;
+  QToolButton* lastBtn_;
+  QSlider* slider_;
+  QLabel* stepLabel_;
+  QLabel* banner_;
+  GraphView* graph_;
+  QComboBox* classA_;
+  QComboBox* classB_;
+  QLabel* answer_;
+  QPushButton* jump_;
+  int step_ = -1;
+  int explainedStep_ = -1;
+  bool updating_ = false;
+  std::optional<uint32_t> selectedClass_;
+};
+
+}  // namespace ks
