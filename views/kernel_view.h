@@ -1,0 +1,51 @@
+// The Kernel view: the selected kernel's unlowered IR, its lowered IR and the OpenCL C generated
+// for a chosen device and schedule (the measured ones, the winner by default), highlighted.
+#pragma once
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "views/session_view.h"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+
+namespace ks {
+
+class KernelView : public QWidget, public SessionView {
+  Q_OBJECT
+ public:
+  explicit KernelView(SessionContext* context, QWidget* parent = nullptr);
+
+  void sessionLoaded(const SessionSnapshot& s) override;
+  void sessionClosed() override;
+  void selectionChanged(const Selection& s) override;
+
+  QComboBox* kernelBox() const { return kernel_; }
+  QComboBox* deviceBox() const { return device_; }
+  QComboBox* scheduleBox() const { return schedule_; }
+  QPlainTextEdit* irText() const { return ir_; }
+  QPlainTextEdit* loweredText() const { return lowered_; }
+  QPlainTextEdit* sourceText() const { return source_; }
+  QTabWidget* tabs() const { return tabs_; }
+
+ private:
+  void fillDevices();
+  void fillSchedules(std::optional<uint32_t> preferDevice = std::nullopt);
+  void showSource();
+  SessionContext* context_;
+  std::shared_ptr<const Session> session_;
+  QComboBox* kernel_;
+  QComboBox* device_;
+  QComboBox* schedule_;
+  QLabel* header_;
+  QTabWidget* tabs_;
+  QPlainTextEdit* ir_;
+  QPlainTextEdit* lowered_;
+  QPlainTextEdit* source_;
+  bool updating_ = false;
+};
+
+}  // namespace ks
