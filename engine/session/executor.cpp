@@ -87,6 +87,12 @@ std::vector<HostTensor> executePlan(const ExecutionInput& in, DeviceRuntime& rt,
         t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
       } else {
         t.kind = "launch";
+        bool empty = true;
+        for (uint32_t o : s.outputs) empty = empty && plan.buffers[o].bytes == 0;
+        if (empty) {  // zero-element values: nothing to launch
+          record.steps.push_back(std::move(t));
+          continue;
+        }
         auto it = rt.compiled.find({e.fused, e.device});
         if (it == rt.compiled.end())
           throw Error(ErrorCode::Internal, "kernel k" + std::to_string(e.fused) + " was not built for " + t.device);

@@ -142,6 +142,13 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
       } catch (const nlohmann::json::exception&) {
       }
     }
+    bool nothingToStore = true;
+    for (int32_t st : k.storeOps()) nothingToStore = nothingToStore && numel(k.at(st).shape) == 0;
+    if (nothingToStore) {  // zero-element values: no launch, nothing to tune
+      w.search.stopReason = "nothing to compute (zero elements)";
+      w.cached = true;
+      continue;
+    }
     std::vector<Schedule> candidates = enumerateSchedules(k, limits, level_);
     if (!cooperativeReduceSafe(k))
       std::erase_if(candidates, [](const Schedule& s) { return s.localReduce > 1 || s.groupSplit > 1; });
@@ -212,6 +219,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     TuneSearch& search = w.search;
     search.buildMs = buildMs / static_cast<double>(kernels.size());
     if (w.cached) {
+      if (w.lowered.empty()) winners[ki] = TunedKernel{Schedule{}, 1.0, OpenCLKernel{}};
       if (!w.built.empty()) winners[ki] = TunedKernel{w.scheds[0], search.winnerNs, std::move(w.built[0])};
       searches.push_back(search);
       continue;
