@@ -1,0 +1,47 @@
+// The Plan view: the execution plan's ordered launches and copies, its memory (peak per pool and
+// what buffer reuse saved), and a timeline of the last run with one lane per device.
+#pragma once
+#include <QWidget>
+#include <memory>
+
+#include "views/session_view.h"
+
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QStandardItemModel;
+class QTableView;
+
+namespace ks {
+
+class PlanView : public QWidget, public SessionView {
+  Q_OBJECT
+ public:
+  explicit PlanView(SessionContext* context, QWidget* parent = nullptr);
+
+  void sessionLoaded(const SessionSnapshot& s) override;
+  void sessionClosed() override;
+  void selectionChanged(const Selection& s) override;
+
+  QTableView* table() const { return table_; }
+  QStandardItemModel* model() const { return model_; }
+  QLabel* memoryLabel() const { return memory_; }
+  QGraphicsScene* timeline() const { return scene_; }
+  int timelineBars() const { return bars_; }
+  int timelineLanes() const { return lanes_; }
+
+ private:
+  void buildTimeline();
+  void onRowSelected(int row);
+  SessionContext* context_;
+  std::shared_ptr<const Session> session_;
+  QStandardItemModel* model_;
+  QTableView* table_;
+  QLabel* memory_;
+  QGraphicsScene* scene_;
+  QGraphicsView* timelineView_;
+  int bars_ = 0, lanes_ = 0;
+  bool updating_ = false;
+};
+
+}  // namespace ks
