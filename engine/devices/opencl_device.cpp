@@ -88,6 +88,7 @@ OpenCLDeviceInfo describe(cl_platform_id p, cl_device_id d, int pi, int di) {
   i.localMemBytes = static_cast<int64_t>(deviceVal<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE));
   const std::string ext = deviceStr(d, CL_DEVICE_EXTENSIONS);
   i.fp64 = ext.find("cl_khr_fp64") != std::string::npos;
+  i.gpu = (deviceVal<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
   i.fingerprint = i.platform + " | " + i.name + " | " + i.driverVersion + " | " + std::to_string(i.computeUnits) + " CU";
   return i;
 }
@@ -109,6 +110,7 @@ DeviceLimits OpenCLDeviceInfo::limits() const {
   l.localMemBytes = localMemBytes;
   l.computeUnits = computeUnits;
   l.fp64 = fp64;
+  l.gpu = gpu;
   return l;
 }
 

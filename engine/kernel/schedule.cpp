@@ -157,8 +157,8 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
   if (g.topReduce >= 0 && g.reduceLen >= 64) {
     // Large splits and groups are for GPUs (an H200 needs ~10^5 items in flight); a CPU
     // device does best with a few long contiguous chunks per core.
-    const int64_t splits[] = {4, 16, 64, 256, 1024, 4096};
-    const int64_t locals[] = {1, 8, 64, 256};
+    std::vector<int64_t> splits{4, 16, 64, 256}, locals{1, 8, 64};
+    if (limits.gpu) splits.push_back(1024), splits.push_back(4096), locals.push_back(256);
     for (int64_t gs : splits)
       for (int64_t lr : locals)
         for (int64_t un : {1, 8, 16}) {

@@ -17,6 +17,8 @@ struct DeviceLimits {
   int64_t localMemBytes = 32 * 1024;
   int64_t computeUnits = 1;
   bool fp64 = true;
+  bool gpu = false;  // enumerate GPU-sized cooperative reductions (PoCL 3.1 compiles 256-item
+                     // barrier trees for minutes; a GPU needs them)
 };
 
 enum class TuneLevel : uint8_t { None, Quick, Full };
