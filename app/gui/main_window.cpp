@@ -25,6 +25,8 @@
 #include <QToolButton>
 
 #include "views/egraph_view.h"
+#include "views/fusion_view.h"
+#include "views/output_view.h"
 #include "views/graph_view.h"
 #include "views/program_view.h"
 
@@ -58,6 +60,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   logDock->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
 
+  // Fusion steps and run outputs (gui3): tabbed together beside the log.
+  auto* fusion = new FusionView(&controller_, this);
+  auto* fusionDock = new QDockWidget(tr("Fusion"), this);
+  fusionDock->setObjectName("FusionDock");
+  fusionDock->setWidget(fusion);
+  addDockWidget(Qt::BottomDockWidgetArea, fusionDock);
+  auto* outputs = new OutputView(&controller_, this);
+  auto* outputDock = new QDockWidget(tr("Outputs"), this);
+  outputDock->setObjectName("OutputDock");
+  outputDock->setWidget(outputs);
+  tabifyDockWidget(fusionDock, outputDock);
+  fusionDock->raise();
+  controller_.addView(fusion);
+  controller_.addView(outputs);
   controller_.addView(program_);
   controller_.addView(egraph_);
 
