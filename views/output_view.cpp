@@ -18,9 +18,10 @@ QString num(double v) { return QString::number(v, 'g', 6); }
 
 // ---- summary ----
 
-void OutputSummaryModel::setOutputs(const std::vector<OutputValue>* outputs) {
+void OutputSummaryModel::setOutputs(const std::vector<OutputValue>* outputs, const Session* session) {
   beginResetModel();
   outputs_ = outputs;
+  session_ = session;
   endResetModel();
 }
 
@@ -37,7 +38,14 @@ QVariant OutputSummaryModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
       case Name: return q(o.name);
       case DTypeCol: return q(std::string(dtypeName(o.value.dtype())));
-      case ShapeCol: return q(shapeStr(o.value.shape()));
+      case ShapeCol:
+        // Saved sessions keep only small outputs' values; the shape then comes from the program.
+        if (o.value.numel() == 0 && session_) {
+          for (const auto& po : session_->program().outputs)
+            if (po.name == o.name && po.cls.v < session_->graph().classCount())
+              return q(shapeStr(session_->graph().eclass(po.cls).shape));
+        }
+        return q(shapeStr(o.value.shape()));
       case Min: return num(o.min);
       case Max: return num(o.max);
       case Mean: return num(o.mean);
@@ -183,7 +191,7 @@ void OutputView::showSession(std::shared_ptr<const Session> session) {
   const std::vector<OutputValue>* outs = session_ && !session_->runs().empty() ? &session_->runs().back().outputs : nullptr;
   output_ = -1;
   sliceModel_->setTensor(nullptr);
-  summaryModel_->setOutputs(outs);
+  summaryModel_->setOutputs(outs, session_.get());
   if (outs && !outs->empty()) selectOutput(0);
   else refreshHeader();
 }
@@ -236,6 +244,7 @@ void OutputView::refreshHeader() {
     for (int64_t v : lead) parts << QString::number(v);
     idx = " [" + parts.join(", ") + ", :, :]";
   }
+  if (o.value.numel() == 0) idx += tr(" (values not kept: the session was saved without large outputs)");
   header_->setText(tr("%1: %2%3%4").arg(q(o.name), q(std::string(dtypeName(o.value.dtype()))), q(shapeStr(s)), idx));
 }
 

@@ -20,7 +20,8 @@ class OutputSummaryModel : public QAbstractTableModel {
  public:
   enum Column { Name, DTypeCol, ShapeCol, Min, Max, Mean, Verify, ColumnCount };
   using QAbstractTableModel::QAbstractTableModel;
-  void setOutputs(const std::vector<OutputValue>* outputs);
+  // `session` (optional) gives the shape of outputs whose values a saved session left out.
+  void setOutputs(const std::vector<OutputValue>* outputs, const Session* session = nullptr);
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
@@ -28,6 +29,7 @@ class OutputSummaryModel : public QAbstractTableModel {
 
  private:
   const std::vector<OutputValue>* outputs_ = nullptr;
+  const Session* session_ = nullptr;
 };
 
 // One 2-D slice of a tensor: rows = the second-to-last axis (paged), columns = the last axis.
