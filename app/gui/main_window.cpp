@@ -24,10 +24,14 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "views/autotune_view.h"
+#include "views/devices_view.h"
 #include "views/egraph_view.h"
 #include "views/fusion_view.h"
 #include "views/output_view.h"
 #include "views/graph_view.h"
+#include "views/kernel_view.h"
+#include "views/plan_view.h"
 #include "views/program_view.h"
 
 namespace ks {
@@ -76,6 +80,33 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   controller_.addView(outputs);
   controller_.addView(program_);
   controller_.addView(egraph_);
+
+  // Analysis views (engineer gui2): tabbed together on the right, each following the selection.
+  QDockWidget* analysisFirst = nullptr;
+  auto addAnalysisDock = [this, &analysisFirst](QWidget* view, SessionView* sv, const QString& title, const char* name) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(view);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    if (analysisFirst) tabifyDockWidget(analysisFirst, dock);
+    else analysisFirst = dock;
+    controller_.addView(sv);
+  };
+  auto* autotune = new AutotuneView(&controller_, this);
+  addAnalysisDock(autotune, autotune, tr("Autotune"), "AutotuneDock");
+  auto* kernel = new KernelView(&controller_, this);
+  addAnalysisDock(kernel, kernel, tr("Kernel"), "KernelDock");
+  auto* plan = new PlanView(&controller_, this);
+  addAnalysisDock(plan, plan, tr("Plan"), "PlanDock");
+  auto* devicesView = new DevicesView(&controller_, this);
+  addAnalysisDock(devicesView, devicesView, tr("Devices"), "DevicesDock");
+  // "Run on selected": recompile for the checked devices only (the controller has no separate run).
+  connect(devicesView, &DevicesView::runRequested, this, [this](const QString& list) {
+    controller_.compileOptions().devices = list.toStdString();
+    log(tr("compiling for %1").arg(list));
+    controller_.compile();
+  });
+  analysisFirst->raise();
 
   status_ = new QLabel(tr("Ready"), this);
   progress_ = new QProgressBar(this);
