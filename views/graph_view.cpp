@@ -53,6 +53,9 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
 
 GraphView::~GraphView() {
   for (auto& j : jobs_) j->cancel();
+  // The scene (a child) is destroyed after this body and emits selectionChanged while clearing a
+  // selected item: it must not reach this half-destroyed view.
+  scene_->disconnect(this);
 }
 
 void GraphView::clear() {
