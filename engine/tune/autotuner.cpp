@@ -282,7 +282,10 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
           continue;
         }
         std::vector<double> t;
-        for (int r = 0; r < budget_.warmup + budget_.repeats; ++r) {
+        // Without tuning the one candidate's first run is its measurement: at this level every
+        // launch saved matters more (PoCL compiles a kernel at its first launch).
+        const int runs = level_ == TuneLevel::None ? 0 : budget_.warmup + budget_.repeats;
+        for (int r = 0; r < runs; ++r) {
           const double ns = launch();
           if (r >= budget_.warmup) t.push_back(ns);
         }

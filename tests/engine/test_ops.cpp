@@ -3,6 +3,11 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include <set>
+
+#include "engine/devices/device_info.h"
+#include "engine/session/session.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -374,6 +379,72 @@ class TestOps : public QObject {
       }
     }
     ++coverage_[opName][c["cls"].get<std::string>()];
+  }
+
+  // The cases once more through the whole pipeline on an OpenCL device (PoCL here), as outputs of
+  // ONE program, so the kernelizer sees them together and the device builds one program. Each
+  // output is compared with the same expected values as on host. The default suite takes the
+  // first case of every (op, dtype class); KS_OP_CASES=all (the `long` ctest) takes all of them.
+  void allCasesOnOpenCL() {
+    const char* which = std::getenv("KS_OP_CASES");
+    const bool all = which && std::string(which) == "all";
+    std::set<std::pair<std::string, std::string>> taken;
+    std::string device;
+    for (const DeviceInfo& d : discoverDevices())
+      if (d.compiles() && device.empty()) device = d.name;
+    if (device.empty()) QSKIP("no OpenCL device");
+    ProgramBuilder b("all_op_cases");
+    std::vector<std::pair<std::string, HostTensor>> inputs;
+    struct Out {
+      std::size_t caseIndex, output;
+    };
+    std::vector<Out> outs;
+    for (std::size_t ci = 0; ci < cases_.size(); ++ci) {
+      const json& c = cases_[ci];
+      if (!all && !taken.insert({c["op"].get<std::string>(), c["cls"].get<std::string>()}).second) continue;
+      std::vector<Value> ins;
+      for (std::size_t i = 0; i < c["inputs"].size(); ++i) {
+        HostTensor t = tensorOf(c["inputs"][i]);
+        const std::string name = "c" + std::to_string(ci) + "_in" + std::to_string(i);
+        ins.push_back(b.input(name, t.dtype(), t.shape()));
+        inputs.push_back({name, std::move(t)});
+      }
+      const std::vector<Value> vs = table_.at(c["op"].get<std::string>())(b, ins, c["args"]);
+      for (std::size_t o = 0; o < vs.size(); ++o) {
+        b.output("c" + std::to_string(ci) + "_out" + std::to_string(o), vs[o]);
+        outs.push_back({ci, o});
+      }
+    }
+    SessionOptions opts;
+    opts.devices = device;
+    opts.tune = TuneLevel::None;
+    opts.cache = "none";
+    Session session(b.finish(), opts);
+    const RunRecord& r = session.run(inputs, false);
+    QCOMPARE(r.outputs.size(), outs.size());
+    int failed = 0;
+    std::set<std::string> ops;
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const json& c = cases_[outs[i].caseIndex];
+      const HostTensor want = tensorOf(c["expected"][outs[i].output]);
+      const HostTensor& got = r.outputs[i].value;
+      const int64_t k = c.value("k", int64_t{1});
+      bool ok = got.dtype() == want.dtype() && got.shape() == want.shape();
+      std::string first;
+      for (int64_t e = 0; ok && e < want.numel(); ++e) {
+        ok = isFloat(want.dtype()) ? close(got.getDouble(e), want.getDouble(e), want.dtype(), k) : got.getInt(e) == want.getInt(e);
+        if (!ok) first = "element " + std::to_string(e) + ": got " + valueStr(got, e) + ", expected " + valueStr(want, e);
+      }
+      if (!ok) {
+        ++failed;
+        qWarning("%s on %s: %s", c["name"].get<std::string>().c_str(), device.c_str(), first.c_str());
+      } else {
+        ops.insert(c["op"].get<std::string>());
+      }
+    }
+    qInfo("%zu op cases (%zu ops) through kernelizer + lowering + OpenCL on %s: %d failed; %zu fused kernels, %zu launches",
+          outs.size(), ops.size(), device.c_str(), failed, session.trace().kernels.size(), session.trace().plan.steps.size());
+    QCOMPARE(failed, 0);
   }
 
   // ---- the host executor's own semantics, hand-worked (primitives the builder does not reach)
