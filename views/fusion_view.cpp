@@ -64,8 +64,9 @@ QVariant FusionStepModel::data(const QModelIndex& index, int role) const {
       case Phase: return q(s.phase);
     }
   } else if (role == Qt::ToolTipRole) {
-    QString t = QString("step %1: %2 on %%3 (%4)\n%5").arg(s.index).arg(q(std::string(fusionActionName(s.action))))
-                    .arg(s.cls).arg(q(s.node), q(s.reason));
+    // Class ids are concatenated, not passed through arg(): "%" followed by digits would be re-substituted.
+    QString t = QString("step %1: %2 on ").arg(s.index).arg(q(std::string(fusionActionName(s.action)))) + "%" +
+                QString::number(s.cls) + " (" + q(s.node) + ")\n" + q(s.reason);
     if (isError) t += "\n\nkernelizer stopped: " + q(trace_->error);
     return t;
   } else if (role == Qt::BackgroundRole && isError) {
@@ -107,7 +108,7 @@ GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step
     for (uint32_t l : k.loads) {
       GraphModel::Node n;
       n.label = "load " + classLabel(graph, l);
-      n.tooltip = QString("K%1 loads class %%2 from memory").arg(id).arg(l);
+      n.tooltip = QString("K%1 loads class ").arg(id) + "%" + QString::number(l) + " from memory";
       n.cluster = ci;
       n.style = GraphModel::Style::Leaf;
       n.key = l;
@@ -122,7 +123,7 @@ GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step
         const EClass& ec = graph->eclass(ClassId(cls));
         n.label += "\n" + q(std::string(dtypeName(ec.dtype))) + q(shapeStr(ec.shape));
       }
-      n.tooltip = QString("class %%1 computed in K%2%3").arg(cls).arg(id).arg(stores.count(cls) ? ", stored" : "");
+      n.tooltip = "class %" + QString::number(cls) + QString(" computed in K%1%2").arg(id).arg(stores.count(cls) ? ", stored" : "");
       n.cluster = ci;
       n.style = stores.count(cls) ? GraphModel::Style::Output : GraphModel::Style::Plain;
       n.key = cls;
@@ -345,8 +346,8 @@ Separation FusionView::explain(uint32_t a, uint32_t b) {
   if (!trace_) return sep;
   sep = trace_->explainSeparation(ClassId(a), ClassId(b), session_ ? &session_->graph() : nullptr);
   explainedStep_ = sep.step;
-  const QString head = sep.sameKernel ? tr("%%1 and %%2: same kernel.").arg(a).arg(b)
-                                      : tr("%%1 and %%2: different kernels.").arg(a).arg(b);
+  const QString pair = "%" + QString::number(a) + " and %" + QString::number(b);
+  const QString head = pair + (sep.sameKernel ? tr(": same kernel.") : tr(": different kernels."));
   QString text = head;
   if (sep.step >= 0) text += tr(" Step %1 (%2).").arg(sep.step).arg(q(sep.rule));
   if (!sep.text.empty()) text += " " + q(sep.text);
