@@ -154,7 +154,7 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
     return cands;
   }
   // Reductions with few outputs: cooperative schedules (a split over work-groups, local memory).
-  if (g.topReduce >= 0 && g.reduceLen >= 64) {
+  if (g.topReduce >= 0 && g.reduceLen >= 64 && outputs <= 65536) {  // many outputs: already parallel
     // Large splits and groups are for GPUs (an H200 needs ~10^5 items in flight); a CPU
     // device does best with a few long contiguous chunks per core.
     std::vector<int64_t> splits{4, 16, 64, 256}, locals{1, 8, 64};
