@@ -123,6 +123,9 @@ void SessionController::compile() {
           },
           const_cast<std::atomic<bool>*>(&cancel));
       session->runTo(Stage::Planned, progress);
+      // Execute the plan once and check it against host, so the plan timeline, the device
+      // comparison and the output values have a run to show.
+      session->run({}, true, progress);
       o.program = std::shared_ptr<const Program>(session, &session->program());
       o.session = session;
     } catch (const Error& e) {

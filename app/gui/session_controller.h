@@ -29,7 +29,8 @@ class SessionController : public QObject, public SessionContext {
   // Loads a .ks or .onnx program on the worker (a .kss.json needs the engine Session).
   void loadProgramFile(const QString& path);
   // Runs the whole pipeline (match, kernelize, tune, extract, plan) on the loaded program on the
-  // worker, with progress; views then get the Session. Cancel stops it between units of work.
+  // worker, executes the plan once (verified against host), with progress; views then get the
+  // Session. Cancel stops it between units of work.
   void compile();
   // Writes the current Session (.kss.json) on the worker; false when there is none.
   bool saveSession(const QString& path);
