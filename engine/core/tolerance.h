@@ -1,6 +1,7 @@
 // Agreement with the oracle (DESIGN.md §2.1): integers and bool exact; f32/f64
-// |a-b| <= 1e-5 + 1e-4*|b|, the relative term scaled by max(1, sqrt(K)/4) for a K-term
-// reduction; f16 <= 1e-3 + 1e-3*|b|. NaN matches NaN, infinities match by sign.
+// |a-b| <= 1e-5 + 1e-4*|b|, scaled by max(1, sqrt(K)/4) for a K-term reduction (DESIGN scales
+// only the relative term; we scale both, see tolerance.cpp); f16 <= 1e-3 + 1e-3*|b|. NaN matches
+// NaN, infinities match by sign.
 #pragma once
 #include <cstdint>
 #include <string>
