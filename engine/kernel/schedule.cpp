@@ -114,6 +114,15 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
   }
   const bool cooperative = s.localReduce > 1 || s.groupSplit > 1;
   if (cooperative) {
+    // A movement op between the reduce and its store (a permute/reshape of the reduced value)
+    // made the cooperative lowering index the reduce by the store's grid and read out of bounds
+    // (a crash in the driver on the transformer's attention); until it maps the view back, refuse.
+    std::vector<bool> afterReduce(k.size(), false);
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      for (int32_t src : k.ops[i].src) afterReduce[i] = afterReduce[i] || afterReduce[src] || k.at(src).kind == KOpKind::Reduce;
+      if (afterReduce[i] && k.ops[i].kind == KOpKind::Move)
+        return "cooperative reduction with a movement op after the reduce is not supported";
+    }
     if (g.topReduce < 0) return "cooperative reduction needs exactly one reduce at output level";
     if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";

@@ -58,21 +58,6 @@ HostTensor randomTensor(DType t, int64_t n, uint64_t seed) {
   return h;
 }
 
-// Cooperative reductions (local-memory or split across work-groups) are only lowered correctly
-// when the reduced value reaches its store through elementwise ops: a movement op after the
-// reduce (a permute or reshape before the store) made the lowering index the reduce by the store's
-// grid and read out of bounds (a crash inside the driver, not a wrong value the result check
-// could catch). Until the lowering handles it, such schedules are not tried.
-bool cooperativeReduceSafe(const Kernel& k) {
-  std::vector<bool> afterReduce(k.size(), false);
-  for (std::size_t i = 0; i < k.size(); ++i) {
-    const KOp& o = k.ops[i];
-    for (int32_t s : o.src) afterReduce[i] = afterReduce[i] || afterReduce[s] || k.at(s).kind == KOpKind::Reduce;
-    if (afterReduce[i] && o.kind == KOpKind::Move) return false;
-  }
-  return true;
-}
-
 std::string firstLine(const std::string& s, std::size_t max = 300) {
   std::string r = s.substr(0, s.find('\n'));
   return r.size() > max ? r.substr(0, max) + "..." : r;
@@ -150,8 +135,6 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
       continue;
     }
     std::vector<Schedule> candidates = enumerateSchedules(k, limits, level_);
-    if (!cooperativeReduceSafe(k))
-      std::erase_if(candidates, [](const Schedule& s) { return s.localReduce > 1 || s.groupSplit > 1; });
     w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > budget_.maxCandidates) {
       candidates.resize(budget_.maxCandidates);
