@@ -102,12 +102,16 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     if (auto cached = cache_.search(w.hash, info.fingerprint, level)) {
       try {
         const Schedule s = Schedule::fromJson(nlohmann::json::parse(cached->winner));
+        // The cache holds measurements of every level; show those this level's search covers.
+        std::vector<std::string> levelSchedules;
+        for (const Schedule& c : enumerateSchedules(k, limits, level_)) levelSchedules.push_back(c.str());
         for (const CachedMeasurement& m : cache_.measurements(w.hash, info.fingerprint)) {
           TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, m.status, m.ns, m.reason, true};
           try {
             tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
           } catch (...) {
           }
+          if (std::find(levelSchedules.begin(), levelSchedules.end(), tm.schedule) == levelSchedules.end()) continue;
           measurements.push_back(tm);
           ++w.search.cacheHits;
         }
