@@ -3,6 +3,8 @@
 // FusionStep for every decision.
 #include "engine/kernelizer/kernelizer.h"
 
+#include <unordered_set>
+
 #include <algorithm>
 #include <numeric>
 
@@ -511,7 +513,10 @@ Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
     }
     pruned.stores = w.stores;
     pruned.outputs = w.outputs;
-    for (ClassId c : w.outputs) visited_.at(c).op = pmap[visited_.at(c).op];
+    // outputs holds one slot per remaining consumer: remap each class once, not once per slot.
+    std::unordered_set<ClassId> remapped;
+    for (ClassId c : w.outputs)
+      if (remapped.insert(c).second) visited_.at(c).op = pmap[visited_.at(c).op];
     w = std::move(pruned);
   }
   const int32_t kid = newKernel();
