@@ -1,5 +1,6 @@
 // ProgramBuilder, Value, and the primitive-level ops: promotion, broadcasting, axes.
 #include "engine/program/builder.h"
+#include "engine/program/prim_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,24 +89,13 @@ ProgramBuilder* builderOf(std::initializer_list<const Operand*> ops, const char*
   throw Error(code, msg, b ? b->location() : SourceLoc{}, name);
 }
 
-Node make(NodeKind k, std::vector<ClassId> in, std::vector<int64_t> attr = {}, uint8_t opcode = 0) {
-  Node n;
-  n.kind = k;
-  n.in = std::move(in);
-  n.attr = std::move(attr);
-  n.op = opcode;
-  return n;
-}
-
-Value unaryPrim(Value x, UnaryOp u) {
-  return x.builder()->add(make(NodeKind::Unary, {x.id()}, {}, static_cast<uint8_t>(u)));
-}
+using prim::make;
 
 // Unary float functions promote ints and bool to f32 (PyTorch), and compute f16 in f32.
 Value floatUnary(Value x, UnaryOp u) {
   x = toFloat(x);
-  if (x.dtype() == DType::F16) return cast(unaryPrim(cast(x, DType::F32), u), DType::F16);
-  return unaryPrim(x, u);
+  if (x.dtype() == DType::F16) return cast(prim::unary(cast(x, DType::F32), u), DType::F16);
+  return prim::unary(x, u);
 }
 
 PromotionOperand promo(const Operand& o) {
@@ -137,9 +127,6 @@ std::vector<Value> prepare(ProgramBuilder* b, std::vector<Operand> ops, DType t,
   return r;
 }
 
-Value binaryPrim(BinaryOp bop, Value x, Value y) {
-  return x.builder()->add(make(NodeKind::Binary, {x.id(), y.id()}, {}, static_cast<uint8_t>(bop)));
-}
 
 // Promotes, broadcasts and applies a binary primitive. computeF16InF32: f16 operands are widened
 // and the result rounded back (every arithmetic op; comparisons need no rounding).
@@ -149,17 +136,12 @@ Value binary(BinaryOp bop, Operand a, Operand b, const char* name, std::optional
   const DType t = forced ? *forced : resultType(ps, 2);
   if (t == DType::F16 && !isComparison(bop)) {
     auto v = prepare(B, {a, b}, DType::F32, name);
-    return cast(binaryPrim(bop, v[0], v[1]), DType::F16);
+    return cast(prim::binary(bop, v[0], v[1]), DType::F16);
   }
   auto v = prepare(B, {a, b}, t, name);
-  return binaryPrim(bop, v[0], v[1]);
+  return prim::binary(bop, v[0], v[1]);
 }
 
-Value reducePrim(Value x, ReduceOp r, const std::vector<int>& axes) {
-  if (axes.empty()) return x;
-  std::vector<int64_t> attr(axes.begin(), axes.end());
-  return x.builder()->add(make(NodeKind::Reduce, {x.id()}, attr, static_cast<uint8_t>(r)));
-}
 
 Value keepDims(Value reduced, const Shape& inShape, const std::vector<int>& axes) {
   Shape s = inShape;
@@ -174,7 +156,7 @@ Value reduce(Value x, ReduceOp r, std::vector<int64_t> axesIn, bool keepdim, con
       fail(x.builder(), ErrorCode::Shape, name, "reduction of an empty dimension has no identity");
   const DType outT = accum;
   Value in = cast(x, accum == DType::F16 ? DType::F32 : accum);
-  Value out = cast(reducePrim(in, r, axes), outT);
+  Value out = cast(prim::reduce(in, r, axes), outT);
   return keepdim ? keepDims(out, x.shape(), axes) : out;
 }
 
@@ -192,9 +174,9 @@ Value toFloat(Value x) { return isFloat(x.dtype()) ? x : cast(x, DType::F32); }
 // ---------------------------------------------------------------- unary
 Value neg(Value x) {
   if (x.dtype() == DType::Bool) fail(x.builder(), ErrorCode::DType, "neg", "negation of a bool tensor (use logical_not)");
-  return unaryPrim(x, UnaryOp::Neg);
+  return prim::unary(x, UnaryOp::Neg);
 }
-Value abs(Value x) { return x.dtype() == DType::Bool ? x : unaryPrim(x, UnaryOp::Abs); }
+Value abs(Value x) { return x.dtype() == DType::Bool ? x : prim::unary(x, UnaryOp::Abs); }
 Value exp(Value x) { return floatUnary(x, UnaryOp::Exp); }
 Value exp2(Value x) { return floatUnary(x, UnaryOp::Exp2); }
 Value log(Value x) { return floatUnary(x, UnaryOp::Log); }
@@ -210,16 +192,16 @@ Value erf(Value x) { return floatUnary(x, UnaryOp::Erf); }
 Value floor(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Floor) : x; }
 Value ceil(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Ceil) : x; }
 Value round(Value x) { return isFloat(x.dtype()) ? floatUnary(x, UnaryOp::Round) : x; }
-Value sign(Value x) { return x.dtype() == DType::Bool ? x : unaryPrim(x, UnaryOp::Sign); }
+Value sign(Value x) { return x.dtype() == DType::Bool ? x : prim::unary(x, UnaryOp::Sign); }
 Value square(Value x) {
   // torch.square is pow(x, 2): an int scalar exponent makes a bool tensor i64.
   if (x.dtype() == DType::Bool) x = cast(x, DType::I64);
   return mul(x, x);
 }
-Value logicalNot(Value x) { return unaryPrim(cast(x, DType::Bool), UnaryOp::Not); }
+Value logicalNot(Value x) { return prim::unary(cast(x, DType::Bool), UnaryOp::Not); }
 Value isnan(Value x) {
   if (!isFloat(x.dtype())) return ne(x, x);  // ints and bool are never NaN: all false
-  return unaryPrim(x, UnaryOp::IsNan);
+  return prim::unary(x, UnaryOp::IsNan);
 }
 
 // ---------------------------------------------------------------- binary
@@ -235,9 +217,9 @@ Value fmod(Operand a, Operand b) {
   PromotionOperand ps[2] = {promo(a), promo(b)};
   const DType t = resultType(ps, 2);
   auto v = prepare(B, {a, b}, t == DType::F16 ? DType::F32 : t, "fmod");
-  Value q = binaryPrim(BinaryOp::Div, v[0], v[1]);
-  if (isFloat(q.dtype())) q = unaryPrim(q, UnaryOp::Trunc);
-  Value r = binaryPrim(BinaryOp::Sub, v[0], binaryPrim(BinaryOp::Mul, q, v[1]));
+  Value q = prim::binary(BinaryOp::Div, v[0], v[1]);
+  if (isFloat(q.dtype())) q = prim::unary(q, UnaryOp::Trunc);
+  Value r = prim::binary(BinaryOp::Sub, v[0], prim::binary(BinaryOp::Mul, q, v[1]));
   return cast(r, t);
 }
 Value maximum(Operand a, Operand b) { return binary(BinaryOp::Max, a, b, "maximum"); }
