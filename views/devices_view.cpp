@@ -1,5 +1,5 @@
-// DevicesView: device rows from Session::devices(); the comparison reads every RunRecord (one
-// bar set per run, labelled by its devices; kernels matched across runs by step label).
+// DevicesView: selection rows from SessionSnapshot::devicesFound (comparisonSelections), the
+// comparison table and chart from DeviceComparison::rows(); this file only lays those out.
 #include "views/devices_view.h"
 
 #include <QBarCategoryAxis>
@@ -7,17 +7,20 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLogValueAxis>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QValueAxis>
 #include <QVBoxLayout>
-#include <map>
+#include <algorithm>
+#include <cmath>
 
 #include "views/table_export.h"
 
@@ -33,136 +36,261 @@ QTableView* makeTable(QStandardItemModel* m, QWidget* parent, const QString& csv
   t->verticalHeader()->hide();
   t->horizontalHeader()->setStretchLastSection(true);
   t->setWordWrap(false);
-  t->setSortingEnabled(true);
   addCsvExport(t, csvName);
   return t;
 }
 
-QStandardItem* num(double v, int prec) {
-  auto* it = new QStandardItem(QString::number(v, 'f', prec));
+QStandardItem* num(double v, int prec, const QString& suffix = QString()) {
+  auto* it = new QStandardItem(QString::number(v, 'f', prec) + suffix);
   it->setData(v, Qt::UserRole + 1);
   it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
   return it;
 }
 
-QString runName(const RunRecord& r, std::size_t i) {
-  QStringList d;
-  for (const std::string& s : r.devices) d << QString::fromStdString(s);
-  return QString("run %1: %2").arg(i + 1).arg(d.join("+"));
+QStandardItem* text(const QString& s) { return new QStandardItem(s); }
+
+// "12.3 (4.5%)": a rate with its share of the device's peak when the peak is known.
+QStandardItem* rate(double v, double pct) {
+  auto* it = num(v, v < 10 ? 2 : 1, pct > 0 ? QString(" (%1%)").arg(pct, 0, 'f', pct < 10 ? 1 : 0) : QString());
+  it->setData(pct, Qt::UserRole + 2);
+  return it;
+}
+
+// Microseconds to the precision that reads well from 0.01 us to seconds.
+int usPrecision(double us) { return us < 10 ? 2 : us < 1000 ? 1 : 0; }
+
+const DeviceInfo* deviceNamed(const std::vector<DeviceInfo>& ds, const QString& name) {
+  for (const DeviceInfo& d : ds)
+    if (QString::fromStdString(d.name) == name) return &d;
+  return nullptr;
 }
 }  // namespace
 
 DevicesView::DevicesView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-  devices_ = new QStandardItemModel(0, 10, this);
-  devices_->setHorizontalHeaderLabels({"device", "kind", "name", "vendor", "compute units", "memory (MiB)",
-                                       "local (KiB)", "peak GB/s", "peak GFLOP/s", "can run"});
-  runs_ = new QStandardItemModel(0, 9, this);
-  runs_->setHorizontalHeaderLabels({"run", "step", "kind", "device", "time (us)", "speed-up vs run 1", "GFLOP/s",
-                                    "GB/s", "% of peak"});
+  devices_ = new QStandardItemModel(0, 8, this);
+  devices_->setHorizontalHeaderLabels({"selection", "device", "kind", "compute units", "memory (MiB)", "peak GB/s",
+                                       "peak GFLOP/s", "can run"});
+  compare_ = new QStandardItemModel(0, 2, this);
   devicesTable_ = makeTable(devices_, this, "devices.csv");
-  devicesTable_->setSortingEnabled(false);  // the row is the device index
-  runsTable_ = makeTable(runs_, this, "runs.csv");
-  run_ = new QPushButton(tr("Run on selected"), this);
-  run_->setToolTip(tr("Compile (autotune, extract, plan) for the checked devices only and run"));
-  summary_ = new QLabel(tr("Nothing compiled."), this);
+  compareTable_ = makeTable(compare_, this, "device_comparison.csv");
+  compareButton_ = new QPushButton(tr("Compare checked"), this);
+  compareButton_->setToolTip(tr("Compile (autotune, extract, plan) and run the program once per checked selection, "
+                                 "each plan restricted to that selection's devices"));
+  baseline_ = new QComboBox(this);
+  baseline_->setToolTip(tr("Speed-ups are this selection's time divided by each one's"));
+  baseline_->addItem(tr("speed-up vs slowest"), QString());
+  summary_ = new QLabel(tr("Nothing loaded."), this);
   summary_->setWordWrap(true);
   auto* chart = new QChart;
-  chart->setTitle(tr("Time per kernel and in total, per run (us)"));
+  chart->setTitle(tr("Time per kernel and in total (us)"));
   chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
   chartView_ = new QChartView(chart, this);
   chartView_->setRenderHint(QPainter::Antialiasing);
   chartView_->setMinimumHeight(220);
 
   auto* top = new QHBoxLayout;
   top->addWidget(summary_, 1);
-  top->addWidget(run_);
+  top->addWidget(baseline_);
+  top->addWidget(compareButton_);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(devicesTable_);
-  split->addWidget(runsTable_);
+  split->addWidget(compareTable_);
   split->addWidget(chartView_);
-  split->setSizes({150, 220, 280});
+  split->setSizes({110, 230, 330});
+  split->setStretchFactor(2, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(top);
   layout->addWidget(split, 1);
 
-  connect(run_, &QPushButton::clicked, this, [this] {
-    const QString list = checkedDevices();
-    if (!list.isEmpty()) emit runRequested(list);
+  connect(compareButton_, &QPushButton::clicked, this, [this] {
+    const QStringList list = checkedSelections();
+    if (!list.isEmpty()) emit compareRequested(list);
   });
-  connect(devices_, &QStandardItemModel::itemChanged, this, [this] { run_->setEnabled(!checkedDevices().isEmpty()); });
+  connect(devices_, &QStandardItemModel::itemChanged, this,
+          [this] { compareButton_->setEnabled(live_ && !checkedSelections().isEmpty()); });
+  connect(baseline_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!updating_) fillComparison();
+  });
   connect(devicesTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-    if (updating_ || !context_ || !cur.isValid()) return;
-    Selection s = context_->selection();
-    s.device = uint32_t(cur.row());
-    context_->select(s, this);
+    if (updating_ || !context_ || !cur.isValid() || !session_) return;
+    // The row's first device, when the compiled session has it.
+    const QString first = devices_->item(cur.row(), 0)->text().section(',', 0, 0);
+    const auto& ds = session_->devices();
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      if (QString::fromStdString(ds[i].name) == first) {
+        Selection s = context_->selection();
+        s.device = uint32_t(i);
+        context_->select(s, this);
+      }
   });
 }
 
-QString DevicesView::checkedDevices() const {
+QStringList DevicesView::checkedSelections() const {
   QStringList out;
   for (int r = 0; r < devices_->rowCount(); ++r)
     if (devices_->item(r, 0)->checkState() == Qt::Checked) out << devices_->item(r, 0)->text();
-  return out.join(',');
+  return out;
+}
+
+void DevicesView::setChecked(const QStringList& selections) {
+  for (int r = 0; r < devices_->rowCount(); ++r)
+    devices_->item(r, 0)->setCheckState(selections.contains(devices_->item(r, 0)->text()) ? Qt::Checked : Qt::Unchecked);
 }
 
 void DevicesView::sessionLoaded(const SessionSnapshot& s) {
   session_ = s.session;
+  live_ = s.program && (!s.session || s.session->live());
+  comparisonChanged(s);
+}
+
+void DevicesView::comparisonChanged(const SessionSnapshot& s) {
+  comparison_ = s.comparison;
+  fillDevices(s);
+  fillComparison();
+}
+
+void DevicesView::fillDevices(const SessionSnapshot& s) {
+  // Keep the user's ticks across refreshes; a first fill ticks every selection.
+  const bool first = devices_->rowCount() == 0;
+  const QStringList wasChecked = checkedSelections();
+  std::vector<DeviceInfo> found = s.devicesFound;
+  if (found.empty() && s.session) found = s.session->devices();
+  // A compared selection keeps its measured peaks even when discovery has none yet.
+  if (comparison_)
+    for (const ComparisonEntry& e : comparison_->entries)
+      for (const DeviceInfo& d : e.devices) {
+        auto it = std::find_if(found.begin(), found.end(), [&](const DeviceInfo& f) { return f.name == d.name; });
+        if (it == found.end()) found.push_back(d);
+        else if (it->peakGBs <= 0 && d.peakGBs > 0) *it = d;
+      }
+  QStringList sels;
+  for (const std::string& sel : comparisonSelections(found)) sels << QString::fromStdString(sel);
+  if (comparison_)
+    for (const ComparisonEntry& e : comparison_->entries)
+      if (!sels.contains(QString::fromStdString(e.selection))) sels << QString::fromStdString(e.selection);
+
+  updating_ = true;
   devices_->removeRows(0, devices_->rowCount());
-  runs_->removeRows(0, runs_->rowCount());
-  if (!session_) {
-    summary_->setText(tr("Not compiled yet: compile to pick devices."));
-    buildComparison();
+  for (const QString& sel : sels) {
+    QStringList names, kinds, units, mem, gbs, gflops, canRun;
+    double mainGBs = 0, mainGflops = 0;
+    for (const QString& n : sel.split(',')) {
+      const DeviceInfo* d = deviceNamed(found, n);
+      if (!d) continue;
+      names << QString::fromStdString(d->deviceName.empty() ? d->name : d->deviceName);
+      kinds << deviceKindName(d->kind);
+      if (d->computeUnits) units << QString::number(d->computeUnits);
+      if (d->memoryBytes) mem << QString::number(d->memoryBytes / double(1 << 20), 'f', 0);
+      gbs << (d->peakGBs > 0 ? QString::number(d->peakGBs, 'f', 1) : tr("not measured"));
+      gflops << (d->peakGflops > 0 ? QString::number(d->peakGflops, 'f', 1) : tr("not measured"));
+      canRun << QString::fromStdString(d->canRun);
+      if (mainGBs <= 0) mainGBs = d->peakGBs;
+      if (mainGflops <= 0) mainGflops = d->peakGflops;
+    }
+    auto* name = text(sel);
+    name->setCheckable(true);
+    name->setCheckState(first || wasChecked.contains(sel) ? Qt::Checked : Qt::Unchecked);
+    auto* g1 = text(gbs.join(" / "));
+    g1->setData(mainGBs, Qt::UserRole + 1);
+    auto* g2 = text(gflops.join(" / "));
+    g2->setData(mainGflops, Qt::UserRole + 1);
+    devices_->appendRow({name, text(names.join(" + ")), text(kinds.join(" + ")), text(units.join(" / ")),
+                         text(mem.join(" / ")), g1, g2, text(canRun.join("; "))});
+  }
+  updating_ = false;
+  devicesTable_->resizeColumnsToContents();
+  compareButton_->setEnabled(live_ && !checkedSelections().isEmpty());
+  compareButton_->setToolTip(live_ ? tr("Compile and run the program once per checked selection")
+                                    : tr("A session loaded from a file cannot run: open the program to run it"));
+}
+
+void DevicesView::fillComparison() {
+  // Baseline choices: the slowest, or any compared selection; keep the current one.
+  const QString wanted = baseline_->currentData().toString();
+  updating_ = true;
+  baseline_->clear();
+  baseline_->addItem(tr("speed-up vs slowest"), QString());
+  if (comparison_)
+    for (const ComparisonEntry& e : comparison_->entries)
+      if (e.error.empty()) baseline_->addItem(tr("speed-up vs %1").arg(QString::fromStdString(e.selection)), QString::fromStdString(e.selection));
+  baseline_->setCurrentIndex(std::max(0, baseline_->findData(wanted)));
+  updating_ = false;
+
+  compare_->clear();
+  if (!comparison_ || comparison_->empty()) {
+    compare_->setColumnCount(2);
+    compare_->setHorizontalHeaderLabels({"kernel", "kind"});
+    summary_->setText(live_ ? tr("No comparison yet: tick device selections and press Compare checked.")
+                            : session_ ? tr("A saved session: no device to run on.") : tr("Nothing loaded."));
+    buildChart({});
     return;
   }
-  for (const DeviceInfo& d : session_->devices()) {
-    auto* name = new QStandardItem(QString::fromStdString(d.name));
-    name->setCheckable(true);
-    name->setCheckState(Qt::Checked);
-    name->setToolTip(QString::fromStdString(d.platformName + " / " + d.driver + (d.fp64 ? " / fp64" : "")));
-    devices_->appendRow({name, new QStandardItem(deviceKindName(d.kind)),
-                         new QStandardItem(QString::fromStdString(d.deviceName)), new QStandardItem(QString::fromStdString(d.vendor)),
-                         num(d.computeUnits, 0), num(d.memoryBytes / double(1 << 20), 0), num(d.localMemBytes / 1024.0, 0),
-                         num(d.peakGBs, 1), num(d.peakGflops, 1), new QStandardItem(QString::fromStdString(d.canRun))});
-    // Peaks are 0 until measured: say so rather than show a zero peak.
-    for (int c : {7, 8})
-      if (devices_->item(devices_->rowCount() - 1, c)->data(Qt::UserRole + 1).toDouble() <= 0)
-        devices_->item(devices_->rowCount() - 1, c)->setText(tr("not measured"));
+  const std::string base = baseline_->currentData().toString().toStdString();
+  const std::vector<ComparisonRow> rows = comparison_->rows(base);
+  const auto& entries = comparison_->entries;
+  QStringList header{"kernel", "kind"};
+  for (const ComparisonEntry& e : entries) {
+    const QString sel = QString::fromStdString(e.selection);
+    header << sel + (e.error.empty() ? "\nus (speed-up)" : "\nfailed") << sel + "\nGFLOP/s (% peak)" << sel + "\nGB/s (% peak)";
   }
-  devicesTable_->resizeColumnsToContents();
-  run_->setEnabled(session_->live() && !checkedDevices().isEmpty());
-  if (!session_->live()) run_->setToolTip(tr("A session loaded from a file cannot run: open the program to run it"));
-  summary_->setText(tr("%1 devices, %2 runs").arg(session_->devices().size()).arg(session_->runs().size()));
-
-  // One row per step of every run, plus a total row per run; speed-ups against run 1's same step.
-  std::map<std::string, double> firstRun;
-  double firstTotal = 0;
-  auto peakOf = [this](const std::string& name) -> const DeviceInfo* {
-    for (const DeviceInfo& d : session_->devices())
-      if (d.name == name) return &d;
-    return nullptr;
-  };
-  for (std::size_t i = 0; i < session_->runs().size(); ++i) {
-    const RunRecord& r = session_->runs()[i];
-    for (const StepTiming& st : r.steps) {
-      if (i == 0) firstRun[st.label] = st.ns;
-      const auto f = firstRun.find(st.label);
-      const DeviceInfo* d = peakOf(st.device);
-      QString pct;
-      if (d && d->peakGBs > 0) pct += QString("%1% BW").arg(100 * st.gbps / d->peakGBs, 0, 'f', 1);
-      if (d && d->peakGflops > 0) pct += QString(pct.isEmpty() ? "%1% FLOP" : ", %1% FLOP").arg(100 * st.gflops / d->peakGflops, 0, 'f', 1);
-      runs_->appendRow({new QStandardItem(runName(r, i)), new QStandardItem(QString::fromStdString(st.label)),
-                        new QStandardItem(QString::fromStdString(st.kind)), new QStandardItem(QString::fromStdString(st.device)),
-                        num(st.ns / 1e3, 2), num(f != firstRun.end() && st.ns > 0 ? f->second / st.ns : 0, 2), num(st.gflops, 2),
-                        num(st.gbps, 2), new QStandardItem(pct)});
+  compare_->setColumnCount(header.size());
+  compare_->setHorizontalHeaderLabels(header);
+  for (std::size_t ei = 0; ei < entries.size(); ++ei)
+    for (int c = 0; c < kColumnsPerSelection; ++c)
+      compare_->horizontalHeaderItem(2 + int(ei) * kColumnsPerSelection + c)
+          ->setToolTip(QString::fromStdString(entries[ei].error.empty() ? entries[ei].selection : entries[ei].error));
+  for (const ComparisonRow& r : rows) {
+    auto* label = text(QString::fromStdString(r.name));
+    label->setToolTip(QString::fromStdString(r.label));
+    QList<QStandardItem*> items{label, text(QString::fromStdString(r.kind))};
+    for (const ComparisonCell& c : r.cells) {
+      if (!c.present) {
+        for (int k = 0; k < kColumnsPerSelection; ++k) items << text(QString());
+        continue;
+      }
+      // "1855 (4.86x)": the time, and the speed-up against the baseline when there is one.
+      const double us = c.ns / 1e3;
+      auto* t = num(us, usPrecision(us), c.speedup > 0 ? QString(" (%1x)").arg(c.speedup, 0, 'f', c.speedup < 10 ? 2 : 1) : QString());
+      t->setData(c.speedup, Qt::UserRole + 2);
+      t->setToolTip(QString::fromStdString("on " + c.device));
+      items << t << (c.flops > 0 ? rate(c.gflops, c.peakGflopsPct) : text(QString()))
+            << (c.bytes > 0 ? rate(c.gbps, c.peakGBsPct) : text(QString()));
     }
-    if (i == 0) firstTotal = r.totalNs;
-    runs_->appendRow({new QStandardItem(runName(r, i)), new QStandardItem(tr("total")), new QStandardItem(QString()),
-                      new QStandardItem(QString()), num(r.totalNs / 1e3, 2), num(r.totalNs > 0 ? firstTotal / r.totalNs : 0, 2),
-                      new QStandardItem(QString()), new QStandardItem(QString()), new QStandardItem(QString())});
+    compare_->appendRow(items);
+    if (r.kind == "total") {
+      QFont f = compareTable_->font();
+      f.setBold(true);
+      for (QStandardItem* it : items) it->setFont(f);
+    }
   }
-  runsTable_->resizeColumnsToContents();
-  buildComparison();
+  compareTable_->resizeColumnsToContents();
+
+  // Summary: what was compared and who won.
+  const int bi = comparison_->baseline(base);
+  QStringList parts, failures;
+  int fastest = -1;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].error.empty()) {
+      failures << QString::fromStdString(entries[i].selection + ": " + entries[i].error);
+      continue;
+    }
+    if (!entries[i].run.verifyPassed) failures << tr("%1: outputs differ from host").arg(QString::fromStdString(entries[i].selection));
+    if (fastest < 0 || entries[i].run.totalNs < entries[fastest].run.totalNs) fastest = int(i);
+  }
+  QString sum = tr("%1: %2 selections compared (medians of %3 runs)")
+                    .arg(QString::fromStdString(comparison_->programName))
+                    .arg(entries.size())
+                    .arg(entries.front().repeats);
+  if (fastest >= 0 && bi >= 0 && fastest != bi)
+    sum += tr("; fastest %1, %2x faster than %3")
+               .arg(QString::fromStdString(entries[fastest].selection))
+               .arg(entries[bi].run.totalNs / entries[fastest].run.totalNs, 0, 'f', 2)
+               .arg(QString::fromStdString(entries[bi].selection));
+  if (!failures.isEmpty()) sum += "\n" + failures.join("\n");
+  summary_->setText(sum);
+  buildChart(rows);
 }
 
 int DevicesView::chartBarCount() const {
@@ -173,64 +301,91 @@ int DevicesView::chartBarCount() const {
   return n;
 }
 
-void DevicesView::buildComparison() {
+void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
   QChart* chart = chartView_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {
     chart->removeAxis(a);
     delete a;
   }
-  if (!session_ || session_->runs().empty()) return;
-  // Categories: the launches (not copies) by label in first-seen order, then "total".
-  QStringList cats;
-  for (const RunRecord& r : session_->runs())
-    for (const StepTiming& st : r.steps)
-      if (st.kind != "copy" && !cats.contains(QString::fromStdString(st.label))) cats << QString::fromStdString(st.label);
-  cats << tr("total");
+  if (!comparison_ || rows.empty()) return;
+  double lo = 0, hi = 0;
+  for (const ComparisonRow& r : rows)
+    for (const ComparisonCell& c : r.cells)
+      if (c.present && c.ns > 0) {
+        lo = lo > 0 ? std::min(lo, c.ns / 1e3) : c.ns / 1e3;
+        hi = std::max(hi, c.ns / 1e3);
+      }
+  // The reference executor can be 100x slower than a device: a log axis keeps both readable.
+  const bool logScale = lo > 0 && hi / lo > 30;
+  const double floor = logScale ? std::pow(10.0, std::floor(std::log10(lo))) : 0.0;
   auto* series = new QBarSeries;
-  double maxUs = 0;
-  for (std::size_t i = 0; i < session_->runs().size(); ++i) {
-    const RunRecord& r = session_->runs()[i];
-    std::map<QString, double> us;
-    for (const StepTiming& st : r.steps) us[QString::fromStdString(st.label)] += st.ns / 1e3;
-    auto* set = new QBarSet(runName(r, i));
-    for (int c = 0; c + 1 < cats.size(); ++c) {
-      const double v = us.count(cats[c]) ? us[cats[c]] : 0.0;
-      maxUs = std::max(maxUs, v);
-      *set << v;
+  const std::size_t totalRow = rows.size() - 1;
+  for (std::size_t ei = 0; ei < comparison_->entries.size(); ++ei) {
+    const ComparisonEntry& e = comparison_->entries[ei];
+    const ComparisonCell& total = rows[totalRow].cells[ei];
+    QString name = QString::fromStdString(e.selection);
+    if (!e.error.empty()) name += tr(" (failed)");
+    else if (total.speedup > 0) name += QString(" (%1x)").arg(total.speedup, 0, 'f', 2);
+    auto* set = new QBarSet(name);
+    for (const ComparisonRow& r : rows) {
+      const ComparisonCell& c = r.cells[ei];
+      *set << (c.present && c.ns > 0 ? c.ns / 1e3 : floor);
     }
-    *set << r.totalNs / 1e3;
-    maxUs = std::max(maxUs, r.totalNs / 1e3);
     series->append(set);
   }
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
-  QStringList shortCats;
-  for (const QString& c : cats) shortCats << (c.size() > 24 ? c.left(22) + "…" : c);
-  x->append(shortCats);
+  QStringList cats;
+  for (const ComparisonRow& r : rows) {
+    QString c = QString::fromStdString(r.name);
+    if (c.startsWith("reference executor")) c = "host reference";
+    cats << (c.size() > 20 ? c.left(18) + "…" : c);
+  }
+  x->append(cats);
+  if (rows.size() > 8) x->setLabelsAngle(-60);
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("us"));
-  y->setRange(0, maxUs > 0 ? maxUs * 1.1 : 1.0);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
+  if (logScale) {
+    auto* y = new QLogValueAxis;
+    y->setBase(10);
+    y->setLabelFormat("%g");
+    y->setTitleText(tr("us (log)"));
+    y->setRange(floor, std::pow(10.0, std::ceil(std::log10(hi * 1.2))));
+    y->setMinorTickCount(-1);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
+  } else {
+    auto* y = new QValueAxis;
+    y->setTitleText(tr("us"));
+    y->setRange(0, hi > 0 ? hi * 1.1 : 1.0);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
+  }
+  chart->setTitle(logScale ? tr("Time per kernel and in total (us, log scale); legend: total speed-up")
+                           : tr("Time per kernel and in total (us); legend: total speed-up"));
 }
 
 void DevicesView::sessionClosed() {
   session_.reset();
+  comparison_.reset();
+  live_ = false;
   devices_->removeRows(0, devices_->rowCount());
-  runs_->removeRows(0, runs_->rowCount());
-  summary_->setText(tr("Nothing compiled."));
-  buildComparison();
+  compare_->clear();
+  summary_->setText(tr("Nothing loaded."));
+  buildChart({});
 }
 
 void DevicesView::selectionChanged(const Selection& s) {
-  if (!s.device || int(*s.device) >= devices_->rowCount()) return;
-  updating_ = true;
-  devicesTable_->selectionModel()->setCurrentIndex(devices_->index(int(*s.device), 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  updating_ = false;
+  if (!s.device || !session_ || *s.device >= session_->devices().size()) return;
+  const QString name = QString::fromStdString(session_->devices()[*s.device].name);
+  for (int r = 0; r < devices_->rowCount(); ++r)
+    if (devices_->item(r, 0)->text() == name) {
+      updating_ = true;
+      devicesTable_->selectionModel()->setCurrentIndex(devices_->index(r, 0),
+                                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+      updating_ = false;
+    }
 }
 
 }  // namespace ks

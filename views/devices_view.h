@@ -1,13 +1,17 @@
-// The Devices view: the session's devices with their properties and a checkbox each, "Run on
-// selected" (asks the window to recompile and run on those), and a comparison of the runs: time
-// per kernel and in total per run's devices, speed-ups, and achieved GB/s and GFLOP/s against peaks.
+// The Devices view: the device selections worth comparing (host, each OpenCL device, each with
+// openblas) with their devices' properties and measured peaks and a checkbox each; "Compare
+// checked" (asks the window to compile and run the program once per checked selection); and the
+// engine's DeviceComparison side by side: per-kernel and total time per selection, speed-ups
+// against the slowest or a chosen selection, achieved GFLOP/s and GB/s against each device's peak.
 #pragma once
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 
 #include "views/session_view.h"
 
 class QChartView;
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QStandardItemModel;
@@ -23,29 +27,41 @@ class DevicesView : public QWidget, public SessionView {
   void sessionLoaded(const SessionSnapshot& s) override;
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
+  void comparisonChanged(const SessionSnapshot& s) override;
 
   QStandardItemModel* devicesModel() const { return devices_; }
-  QStandardItemModel* runsModel() const { return runs_; }
+  QStandardItemModel* comparisonModel() const { return compare_; }
   QTableView* devicesTable() const { return devicesTable_; }
-  QTableView* runsTable() const { return runsTable_; }
-  QPushButton* runButton() const { return run_; }
-  // The checked devices as a --devices list ("opencl:0:0,openblas").
-  QString checkedDevices() const;
+  QTableView* comparisonTable() const { return compareTable_; }
+  QPushButton* compareButton() const { return compareButton_; }
+  QComboBox* baselineBox() const { return baseline_; }
+  // The checked selections (each a --devices list: "host", "opencl:0:0,openblas").
+  QStringList checkedSelections() const;
+  void setChecked(const QStringList& selections);
   int chartBarCount() const;
+  // Columns of the comparison table per selection (after "kernel" and "kind").
+  // "us (speed-up)" (value: us, UserRole+2: the speed-up), "GFLOP/s (% peak)", "GB/s (% peak)"
+  // (value: the rate, UserRole+2: % of peak); numbers in UserRole+1.
+  static constexpr int kColumnsPerSelection = 3;
 
  signals:
-  // The user asked to compile and run on these devices (a --devices list).
-  void runRequested(const QString& devices);
+  // The user asked to compile and run the program once per selection.
+  void compareRequested(const QStringList& selections);
 
  private:
-  void buildComparison();
+  void fillDevices(const SessionSnapshot& s);
+  void fillComparison();
+  void buildChart(const std::vector<ComparisonRow>& rows);
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
+  std::shared_ptr<const DeviceComparison> comparison_;
+  bool live_ = false;
   QStandardItemModel* devices_;
-  QStandardItemModel* runs_;
+  QStandardItemModel* compare_;
   QTableView* devicesTable_;
-  QTableView* runsTable_;
-  QPushButton* run_;
+  QTableView* compareTable_;
+  QPushButton* compareButton_;
+  QComboBox* baseline_;
   QLabel* summary_;
   QChartView* chartView_;
   bool updating_ = false;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/program/program.h"
+#include "engine/session/device_comparison.h"
 #include "engine/session/session.h"
 #include "views/egraph_model.h"
 
@@ -29,6 +30,11 @@ struct SessionSnapshot {
   std::shared_ptr<const Program> program;
   std::shared_ptr<const Session> session;  // null until compiled
   ExtractionChoice extraction;             // from session->trace().extraction when present
+  // Runs of this program on several device selections (kept across recompiles of the same
+  // program, dropped when another program is loaded), and every device found, with peaks once
+  // measured. Null/empty until known.
+  std::shared_ptr<const DeviceComparison> comparison;
+  std::vector<DeviceInfo> devicesFound;
 };
 
 // The e-graph view's form of the extraction's decisions (chosen node, costs, why).
@@ -63,6 +69,8 @@ class SessionView {
   virtual void sessionClosed() = 0;
   virtual void selectionChanged(const Selection& s) = 0;
   virtual void compileFailed(const CompileFailure&) {}
+  // The snapshot's comparison (or devicesFound) changed; the session did not.
+  virtual void comparisonChanged(const SessionSnapshot&) {}
 };
 
 }  // namespace ks

@@ -1,12 +1,14 @@
-// kernelscope: the GUI. `kernelscope [FILE] [--screenshot PATH]`.
+// kernelscope: the GUI. `kernelscope [FILE] [--compile] [--compare LIST] [--raise VIEWS] [--screenshot PATH]`.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QStandardItemModel>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
 
 #include "app/gui/main_window.h"
+#include "views/devices_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -25,6 +27,18 @@ int main(int argc, char** argv) {
   QCommandLineOption compile("compile", "Compile the opened program (all pipeline stages) once it is loaded.");
   QCommandLineOption tune("tune", "Autotuning level for compiles: none, quick or full.", "LEVEL", "quick");
   QCommandLineOption devices("devices", "Devices for compiles, a comma list (default: all).", "LIST", "all");
+  QCommandLineOption compare("compare",
+                             "After compiling, compare these device selections (';'-separated, each a --devices list, "
+                             "e.g. \"host;opencl:0:0;opencl:0:0,openblas\"; \"all\": every selection found).",
+                             "LIST");
+  QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Kernel, Plan, Devices, Fusion, Outputs, Log).",
+                           "NAMES");
+  QCommandLineOption dockWidth("dock-width", "Width in pixels of the raised views' dock area (with --raise).", "PX", "0");
+  QCommandLineOption selectKernel("select-kernel", "Select this kernel (index) before --screenshot.", "N");
+  parser.addOption(compare);
+  parser.addOption(raise);
+  parser.addOption(dockWidth);
+  parser.addOption(selectKernel);
   parser.addOption(compile);
   parser.addOption(tune);
   parser.addOption(devices);
@@ -42,21 +56,45 @@ int main(int argc, char** argv) {
   w.controller().compileOptions().devices = parser.value(devices).toStdString();
   w.show();
   if (!parser.positionalArguments().isEmpty()) w.openFile(parser.positionalArguments().front());
-  if (parser.isSet(compile)) {
-    // Once, after the first successful load.
+  if (parser.isSet(compile) || parser.isSet(compare)) {
+    // Once, after the first successful load; then, after the compile, the comparison (started
+    // from the loaded signal itself, so the window never looks idle in between).
+    auto loads = std::make_shared<int>(0);
+    const QString list = parser.value(compare);
     auto conn = std::make_shared<QMetaObject::Connection>();
-    *conn = QObject::connect(&w.controller(), &ks::SessionController::loaded, &w, [&w, conn] {
+    *conn = QObject::connect(&w.controller(), &ks::SessionController::loaded, &w, [&w, conn, loads, list] {
+      if (++*loads == 1) {
+        QTimer::singleShot(0, &w, [&w] { w.controller().compile(); });
+        if (!list.isEmpty()) return;
+      } else if (!list.isEmpty()) {
+        QStringList sels = list.split(';', Qt::SkipEmptyParts);
+        if (list == "all") {
+          sels.clear();
+          for (int r = 0; r < w.devicesView()->devicesModel()->rowCount(); ++r)
+            sels << w.devicesView()->devicesModel()->item(r, 0)->text();
+        }
+        w.devicesView()->setChecked(sels);
+        w.controller().compareDevices(sels);
+      }
       QObject::disconnect(*conn);
-      QTimer::singleShot(0, &w, [&w] { w.controller().compile(); });
     });
   }
+  for (const QString& name : parser.value(raise).split(',', Qt::SkipEmptyParts))
+    if (!w.raiseDock(name.trimmed(), parser.value(dockWidth).toInt()))
+      std::fprintf(stderr, "no view named %s\n", qPrintable(name));
   if (parser.isSet(shot)) {
     const QString path = parser.value(shot);
+    const QString kernel = parser.value(selectKernel);
     // Give the load a moment to start before waiting for idle.
-    QTimer::singleShot(200, &w, [&w, path] {
-      w.screenshotWhenIdle(path, 120000, [path](bool ok) {
+    QTimer::singleShot(200, &w, [&w, path, kernel] {
+      w.screenshotWhenIdle(path, 600000, [path](bool ok) {
         std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
         QApplication::exit(ok ? 0 : 1);
+      }, [&w, kernel] {
+        if (kernel.isEmpty()) return;
+        ks::Selection s = w.controller().selection();
+        s.kernel = kernel.toUInt();
+        w.controller().select(s, nullptr);
       });
     });
   }

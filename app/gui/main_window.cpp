@@ -20,6 +20,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTime>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -99,12 +100,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* plan = new PlanView(&controller_, this);
   addAnalysisDock(plan, plan, tr("Plan"), "PlanDock");
   auto* devicesView = new DevicesView(&controller_, this);
+  devicesView_ = devicesView;
   addAnalysisDock(devicesView, devicesView, tr("Devices"), "DevicesDock");
-  // "Run on selected": recompile for the checked devices only (the controller has no separate run).
-  connect(devicesView, &DevicesView::runRequested, this, [this](const QString& list) {
-    controller_.compileOptions().devices = list.toStdString();
-    log(tr("compiling for %1").arg(list));
-    controller_.compile();
+  // "Compare checked": compile and run once per checked selection; the session shown stays.
+  connect(devicesView, &DevicesView::compareRequested, this, [this](const QStringList& selections) {
+    log(tr("comparing on %1").arg(selections.join("; ")));
+    controller_.compareDevices(selections);
+  });
+  connect(&controller_, &SessionController::comparisonChanged, this, [this] {
+    if (auto c = controller_.comparison()) {
+      QStringList parts;
+      for (const ComparisonEntry& e : c->entries)
+        parts << (e.error.empty() ? QString("%1 %2 us").arg(QString::fromStdString(e.selection)).arg(e.run.totalNs / 1e3, 0, 'f', 1)
+                                  : QString("%1 failed").arg(QString::fromStdString(e.selection)));
+      status_->setText(tr("Compared: %1").arg(parts.join(", ")));
+      log(status_->text());
+    }
   });
   analysisFirst->raise();
 
@@ -324,7 +335,19 @@ QString MainWindow::statusMessage() const { return status_->text(); }
 
 bool MainWindow::isBusy() const { return controller_.isBusy() || egraph_->graphView()->isBusy(); }
 
-void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done) {
+bool MainWindow::raiseDock(const QString& name, int width) {
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    if (d->objectName().compare(name + "Dock", Qt::CaseInsensitive) == 0 || d->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
+      d->show();
+      d->raise();
+      if (width > 0) resizeDocks({d}, {width}, Qt::Horizontal);
+      return true;
+    }
+  return false;
+}
+
+void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done,
+                                    std::function<void()> prepare) {
   auto* timer = new QTimer(this);
   auto* clock = new QElapsedTimer;
   clock->start();
@@ -338,9 +361,14 @@ void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::fun
       sel.eclass = s->program->outputs.front().cls.v;
       controller_.select(sel, nullptr);
     }
+    if (prepare) prepare();
     timer->deleteLater();
     delete clock;
-    QApplication::processEvents();
+    // Let views that lay out or animate (charts) settle before the grab.
+    for (int i = 0; i < 5; ++i) {
+      QApplication::processEvents();
+      QThread::msleep(40);
+    }
     const bool ok = grab().save(path);
     done(ok);
   });

@@ -15,6 +15,7 @@ class QPlainTextEdit;
 
 namespace ks {
 
+class DevicesView;
 class EGraphView;
 class ProgramView;
 
@@ -33,8 +34,14 @@ class MainWindow : public QMainWindow {
   void openFile(const QString& path);
   // True while a load, compile or layout is still running.
   bool isBusy() const;
-  // Calls done(ok) once nothing is running (or after timeoutMs), having saved a grab of the window.
-  void screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done);
+  // Calls done(ok) once nothing is running (or after timeoutMs), having saved a grab of the window;
+  // `prepare` runs once idle, just before the grab (select something, raise a view).
+  void screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done,
+                          std::function<void()> prepare = {});
+  // Shows and raises the dock named `name` ("Devices", "Plan", ...; its title or object name
+  // without "Dock"), widening its dock area to `width` pixels when > 0. False when none.
+  bool raiseDock(const QString& name, int width = 0);
+  DevicesView* devicesView() const { return devicesView_; }
   static QString samplesDir();
 
  protected:
@@ -55,6 +62,7 @@ class MainWindow : public QMainWindow {
   SessionController controller_;
   EGraphView* egraph_;
   ProgramView* program_;
+  DevicesView* devicesView_ = nullptr;
   QPlainTextEdit* log_;
   QLabel* status_;
   QProgressBar* progress_;

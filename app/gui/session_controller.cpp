@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/devices/device_peaks.h"
 #include "engine/io/program_source.h"
 
 namespace ks {
@@ -67,9 +68,12 @@ void SessionController::loadProgramFile(const QString& path) {
         o.program = std::shared_ptr<const Program>(session, &session->program());
         o.source = QString::fromStdString(session->program().source);
         o.session = session;
+        o.programKey = session->program().cacheKey();
         return o;
       }
       o.program = std::make_shared<Program>(ks::loadProgramFile(path.toStdString()));
+      o.programKey = o.program->cacheKey();
+      o.devicesFound = discoverDevices();  // the Devices view offers them before any compile
     } catch (const Error& e) {
       o.failure = failureOf(e, path, o.source);
     } catch (const std::exception& e) {
@@ -89,6 +93,7 @@ void SessionController::compileSource(const QString& text, const QString& name) 
     try {
       Program p = parseKs(text.toStdString(), name.toStdString() + ".ks");
       p.name = name.toStdString();
+      o.programKey = p.cacheKey();
       o.program = std::make_shared<Program>(std::move(p));
     } catch (const Error& e) {
       o.failure = failureOf(e, QString(), text);
@@ -100,10 +105,14 @@ void SessionController::compileSource(const QString& text, const QString& name) 
   }, path);
 }
 
+std::shared_ptr<const Program> SessionController::programToCompile() const {
+  // The program as loaded, before any stage added kernel or copy nodes to its graph.
+  return snapshot_->session ? loadedProgram_ : snapshot_->program;
+}
+
 void SessionController::compile() {
   if (!snapshot_ || !snapshot_->program) return;
-  // The program as loaded, before any stage added kernel or copy nodes to its graph.
-  std::shared_ptr<const Program> program = snapshot_->session ? loadedProgram_ : snapshot_->program;
+  std::shared_ptr<const Program> program = programToCompile();
   const QString source = snapshot_->source;
   const bool fromSource = !program;
   const SessionOptions options = options_;
@@ -115,6 +124,7 @@ void SessionController::compile() {
       if (fromSource && source.isEmpty())
         throw Error(ErrorCode::Usage, "this session has no program text to compile again");
       Program p = fromSource ? parseKs(source.toStdString(), "session.ks") : Program(*program);
+      o.programKey = p.cacheKey();
       auto session = std::make_shared<Session>(std::move(p), options);
       Progress progress(
           [this](double f, const std::string& what) {
@@ -126,6 +136,14 @@ void SessionController::compile() {
       // Execute the plan once and check it against host, so the plan timeline, the device
       // comparison and the output values have a run to show.
       session->run({}, true, progress);
+      // The run joins the device comparison under its selection ("opencl:0:0,openblas"), with
+      // every device's peak (measured once per process).
+      progress.report(1.0, "measuring device peaks");
+      std::string selection;
+      for (const DeviceInfo& d : session->devices()) selection += (selection.empty() ? "" : ",") + d.name;
+      o.entries.push_back(comparisonEntryOf(*session, selection));
+      o.devicesFound = discoverDevices();
+      fillPeaks(o.devicesFound);
       o.program = std::shared_ptr<const Program>(session, &session->program());
       o.session = session;
     } catch (const Error& e) {
@@ -136,6 +154,60 @@ void SessionController::compile() {
     }
     return o;
   }, snapshot_->path);
+}
+
+void SessionController::compareDevices(const QStringList& selections, int repeats) {
+  if (!snapshot_ || !snapshot_->program || selections.isEmpty()) return;
+  std::shared_ptr<const Program> program = programToCompile();
+  const QString source = snapshot_->source;
+  const SessionOptions options = options_;
+  std::vector<std::string> sels;
+  for (const QString& s : selections) sels.push_back(s.toStdString());
+  runJob(tr("Comparing %1 device selections").arg(selections.size()), [this, program, source, options, sels, repeats](const std::atomic<bool>& cancel) {
+    Outcome o;
+    o.comparisonOnly = true;
+    o.source = source;
+    try {
+      if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
+      const Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
+      o.programKey = p.cacheKey();
+      o.devicesFound = discoverDevices();
+      for (std::size_t i = 0; i < sels.size(); ++i) {
+        auto report = [this, i, n = sels.size()](double f, const std::string& what) {
+          QMetaObject::invokeMethod(
+              this, [this, v = (double(i) + f) / double(n), w = QString::fromStdString(what)] { emit this->progress(v, w); },
+              Qt::QueuedConnection);
+        };
+        o.entries.push_back(measureSelection(p, options, sels[i], repeats, report, const_cast<std::atomic<bool>*>(&cancel)));
+      }
+      fillPeaks(o.devicesFound);
+    } catch (const Error& e) {
+      o.failure = failureOf(e, QString(), QString());
+    } catch (const std::exception& e) {
+      o.failure.message = QString::fromStdString(e.what());
+    }
+    return o;
+  }, snapshot_->path);
+}
+
+void SessionController::mergeComparison(uint64_t key, const std::string& name, const std::vector<ComparisonEntry>& entries) {
+  auto next = std::make_shared<DeviceComparison>();
+  if (comparison_ && comparison_->programKey == key) {
+    *next = *comparison_;
+  } else {
+    next->programKey = key;
+    next->programName = name;
+  }
+  for (const ComparisonEntry& e : entries) next->add(e);
+  // Columns in the order the Devices view lists the selections (host first), whatever order
+  // they were run in.
+  const std::vector<std::string> order = comparisonSelections(devicesFound_);
+  auto rank = [&order](const ComparisonEntry& e) {
+    return std::find(order.begin(), order.end(), e.selection) - order.begin();
+  };
+  std::stable_sort(next->entries.begin(), next->entries.end(),
+                   [&rank](const ComparisonEntry& a, const ComparisonEntry& b) { return rank(a) < rank(b); });
+  comparison_ = next;
 }
 
 bool SessionController::saveSession(const QString& path) {
@@ -174,6 +246,20 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
   if (generation != generation_) return;  // superseded or cancelled
   cancelFlag_.reset();
   setBusy(false, QString());
+  if (!o.devicesFound.empty()) devicesFound_ = o.devicesFound;
+  if (o.comparisonOnly) {
+    if (!o.failure.message.isEmpty() || !snapshot_) {
+      for (SessionView* v : views_) v->compileFailed(o.failure);
+      emit failed(o.failure);
+      return;
+    }
+    mergeComparison(o.programKey, snapshot_->program ? snapshot_->program->name : std::string(), o.entries);
+    snapshot_->comparison = comparison_;
+    snapshot_->devicesFound = devicesFound_;
+    for (SessionView* v : views_) v->comparisonChanged(*snapshot_);
+    emit comparisonChanged();
+    return;
+  }
   if (!o.program) {
     for (SessionView* v : views_) v->compileFailed(o.failure);
     emit failed(o.failure);
@@ -187,6 +273,10 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
   if (!o.session) loadedProgram_ = o.program;
   else if (o.session && path != (snapshot_ ? snapshot_->path : QString())) loadedProgram_.reset();
   if (o.session) snap->extraction = extractionChoiceOf(o.session->trace().extraction);
+  // Same program (same graph key): the comparison goes on; another program starts a new one.
+  mergeComparison(o.programKey, o.program->name, o.entries);
+  snap->comparison = comparison_;
+  snap->devicesFound = devicesFound_;
   snapshot_ = std::move(snap);
   selection_ = Selection{};
   for (SessionView* v : views_) v->sessionLoaded(*snapshot_);
@@ -196,6 +286,7 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
 void SessionController::close() {
   cancel();
   snapshot_.reset();
+  comparison_.reset();
   selection_ = Selection{};
   for (SessionView* v : views_) v->sessionClosed();
   emit closed();

@@ -2,6 +2,7 @@
 // view implements SessionView and is told about loads, closes and selection changes.
 #pragma once
 #include <QObject>
+#include <QStringList>
 #include <QThread>
 #include <atomic>
 #include <functional>
@@ -32,6 +33,12 @@ class SessionController : public QObject, public SessionContext {
   // worker, executes the plan once (verified against host), with progress; views then get the
   // Session. Cancel stops it between units of work.
   void compile();
+  // Compiles and runs the loaded program once per device selection ("host", "opencl:0:0",
+  // "opencl:0:0,openblas"), each plan restricted to its selection, `repeats` runs each (medians),
+  // on the worker with progress and Cancel; the results join the comparison (views get
+  // comparisonChanged; the current session stays).
+  void compareDevices(const QStringList& selections, int repeats = 3);
+  std::shared_ptr<const DeviceComparison> comparison() const { return comparison_; }
   // Writes the current Session (.kss.json) on the worker; false when there is none.
   bool saveSession(const QString& path);
   SessionOptions& compileOptions() { return options_; }
@@ -49,6 +56,7 @@ class SessionController : public QObject, public SessionContext {
   void failed(const CompileFailure& failure);
   void selectionChanged(const Selection& s);
   void closed();
+  void comparisonChanged();
 
  private:
   struct Outcome {
@@ -56,10 +64,17 @@ class SessionController : public QObject, public SessionContext {
     std::shared_ptr<const Session> session;
     CompileFailure failure;
     QString source;
+    uint64_t programKey = 0;                 // of the program as loaded (before any stage)
+    std::vector<DeviceInfo> devicesFound;    // discovered (with peaks after a compile)
+    std::vector<ComparisonEntry> entries;    // compile: its own run; compare: one per selection
+    bool comparisonOnly = false;             // a compare job: keep the snapshot, update the comparison
   };
   void runJob(const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path);
   void finishJob(quint64 generation, const Outcome& outcome, const QString& path);
   void setBusy(bool busy, const QString& what);
+  std::shared_ptr<const Program> programToCompile() const;
+  // Starts a new comparison when `key` is another program's; then adds `entries`.
+  void mergeComparison(uint64_t key, const std::string& name, const std::vector<ComparisonEntry>& entries);
 
   QThread worker_;
   QObject* workerContext_ = nullptr;
@@ -71,6 +86,8 @@ class SessionController : public QObject, public SessionContext {
   bool busy_ = false;
   SessionOptions options_;
   std::shared_ptr<const Program> loadedProgram_;  // before compile; null for a session file
+  std::shared_ptr<const DeviceComparison> comparison_;
+  std::vector<DeviceInfo> devicesFound_;
 };
 
 }  // namespace ks

@@ -84,15 +84,27 @@ std::vector<ComparisonRow> DeviceComparison::rows(const std::string& baselineSel
         continue;
       }
       const std::string label = comparisonLabel(st);
-      if (rowOf.emplace(label, out.size()).second) out.push_back({label, st.kind, {}});
+      if (rowOf.emplace(label, out.size()).second) out.push_back({label, label, st.kind, {}});
     }
   const std::size_t copyRow = out.size();
   if (anyCopy) {
-    out.push_back({"copies", "copy", {}});
+    out.push_back({"copies", "copies", "copy", {}});
   }
   const std::size_t totalRow = out.size();
-  out.push_back({"total", "total", {}});
-  for (ComparisonRow& r : out) r.cells.assign(entries.size(), ComparisonCell{});
+  out.push_back({"total", "total", "total", {}});
+  for (ComparisonRow& r : out) {
+    r.cells.assign(entries.size(), ComparisonCell{});
+    // "kernel k3" -> the kernel's name, from any entry that knows it (all compile the same program).
+    if (r.label.rfind("kernel k", 0) != 0) continue;
+    const std::string idx = r.label.substr(8);
+    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::size_t k = std::stoul(idx);
+    for (const ComparisonEntry& e : entries)
+      if (k < e.kernelNames.size() && !e.kernelNames[k].empty()) {
+        r.name = e.kernelNames[k];
+        break;
+      }
+  }
 
   for (std::size_t ei = 0; ei < entries.size(); ++ei) {
     const ComparisonEntry& e = entries[ei];
@@ -151,7 +163,7 @@ std::string DeviceComparison::csv(const std::string& baselineSelection) const {
   }
   os << '\n';
   for (const ComparisonRow& r : rows(baselineSelection)) {
-    os << csvField(r.label) << ',' << r.kind;
+    os << csvField(r.name) << ',' << r.kind;
     for (const ComparisonCell& c : r.cells) {
       if (!c.present) {
         os << ",,,,,,,";
@@ -172,6 +184,7 @@ ComparisonEntry comparisonEntryOf(const Session& s, const std::string& selection
   e.devices = s.devices();
   fillPeaks(e.devices);
   e.compileMs = s.trace().compileMs;
+  for (const KernelRecord& k : s.trace().kernels) e.kernelNames.push_back(k.name);
   const auto& runs = s.runs();
   if (first >= runs.size()) {
     e.error = "no run";

@@ -25,6 +25,7 @@ struct ComparisonEntry {
   int repeats = 0;
   double compileMs = 0;
   std::string error;                // why it could not compile or run ("" when it did)
+  std::vector<std::string> kernelNames;  // by fused-kernel index: "k3 exp_mul_sum"
 };
 
 // One kernel (or "copies", or "total") on one selection.
@@ -41,6 +42,7 @@ struct ComparisonCell {
 
 struct ComparisonRow {
   std::string label;  // "kernel k3", "sgemm 64x64x64 batch 1", "copies", "total"
+  std::string name;   // what to show: the kernel's name ("k3 exp_mul_sum") when known, else label
   std::string kind;   // "launch", "gemm", "host", "copy", "total"
   std::vector<ComparisonCell> cells;  // one per entry, in entry order
 };
