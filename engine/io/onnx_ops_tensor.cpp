@@ -77,7 +77,11 @@ V concat(OnnxContext& c) {
   int rank = -1;
   for (std::size_t i = 0; i < c.count(); ++i) {
     if (!c.has(i)) continue;
-    rank = static_cast<int>(c.shape(i).size());
+    const int r = static_cast<int>(c.shape(i).size());
+    if (rank >= 0 && r != rank)
+      c.fail("input " + std::to_string(i) + " has rank " + std::to_string(r) + ", the others " + std::to_string(rank),
+             ErrorCode::Shape);
+    rank = r;
     xs.push_back(c.value(i));
   }
   if (xs.empty()) c.fail("no inputs", ErrorCode::Usage);
