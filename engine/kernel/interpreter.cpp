@@ -366,8 +366,10 @@ struct Machine {
     return buf[i];
   }
 
-  void exec(const std::vector<LStmt>& body) {
-    for (const LStmt& s : body) {
+  void exec(const std::vector<LStmt>& body) { exec(body.data(), body.data() + body.size()); }
+  void exec(const LStmt* first, const LStmt* last) {
+    for (const LStmt* sp = first; sp != last; ++sp) {
+      const LStmt& s = *sp;
       switch (s.kind) {
         case LStmtKind::Special: {
           const int64_t* src = s.op == 0 ? gid : s.op == 1 ? lid : grp;
@@ -423,6 +425,50 @@ struct Machine {
       }
     }
   }
+
+  // ---- one work-group, items in lock-step between barriers
+  int64_t local[3] = {1, 1, 1}, group[3] = {0, 0, 0};
+  std::vector<std::vector<KVal>>* states = nullptr;
+
+  void enterItem(int64_t it) {
+    const int64_t l0 = it % local[0], l1 = (it / local[0]) % local[1], l2 = it / (local[0] * local[1]);
+    const int64_t li[3] = {l0, l1, l2};
+    for (int a = 0; a < 3; ++a) grp[a] = group[a], lid[a] = li[a], gid[a] = group[a] * local[a] + li[a];
+    vars = &(*states)[static_cast<std::size_t>(it)];
+  }
+  void execItems(const LStmt* first, const LStmt* last) {
+    if (first == last) return;
+    for (std::size_t it = 0; it < states->size(); ++it) enterItem(static_cast<int64_t>(it)), exec(first, last);
+  }
+  static bool hasBarrier(const std::vector<LStmt>& body) {
+    for (const LStmt& s : body)
+      if (s.kind == LStmtKind::Barrier || (s.kind == LStmtKind::For && hasBarrier(s.body))) return true;
+    return false;
+  }
+  // Every item runs the statements up to a barrier before any item goes past it; a loop holding a
+  // barrier runs its iterations in step (its bounds must be the same for every item).
+  void execGroup(const std::vector<LStmt>& body) {
+    const LStmt* segment = body.data();
+    for (const LStmt& s : body) {
+      const bool sync = s.kind == LStmtKind::Barrier || (s.kind == LStmtKind::For && hasBarrier(s.body));
+      if (!sync) continue;
+      execItems(segment, &s);
+      segment = &s + 1;
+      if (s.kind != LStmtKind::For) continue;
+      enterItem(0);
+      const int64_t begin = eval(s.begin), end = eval(s.end);
+      for (std::size_t it = 1; it < states->size(); ++it) {
+        enterItem(static_cast<int64_t>(it));
+        if (eval(s.begin) != begin || eval(s.end) != end)
+          throw Error(ErrorCode::Launch, "interpreter: a loop around a barrier has different bounds within a work-group in " + l->name);
+      }
+      for (int64_t r = begin; r + s.span <= end; r += s.step) {
+        for (auto& st : *states) st[static_cast<std::size_t>(s.dst)].i = r;
+        execGroup(s.body);
+      }
+    }
+    execItems(segment, body.data() + body.size());
+  }
 };
 }  // namespace
 
@@ -442,31 +488,17 @@ void runLowered(const LoweredKernel& k, std::vector<HostTensor>& buffers) {
   Machine m{k, nullptr, params, temps, {}, {}, {}, {}, nullptr};
   for (const LoweredLaunch& l : k.launches) {
     m.l = &l;
-    int64_t local[3];
-    for (int a = 0; a < 3; ++a) local[a] = l.local[a] > 0 ? l.local[a] : 1;
-    // Phases: the top-level body split at barriers; every item of a group runs a phase before
-    // any item runs the next one.
-    std::vector<std::vector<LStmt>> phases(1);
-    for (const LStmt& s : l.body) {
-      if (s.kind == LStmtKind::Barrier) phases.emplace_back();
-      else phases.back().push_back(s);
-    }
-    const int64_t items = local[0] * local[1] * local[2];
+    for (int a = 0; a < 3; ++a) m.local[a] = l.local[a] > 0 ? l.local[a] : 1;
+    const int64_t items = m.local[0] * m.local[1] * m.local[2];
     std::vector<std::vector<KVal>> state(static_cast<std::size_t>(items), std::vector<KVal>(l.vars.size()));
-    for (int64_t g2 = 0; g2 < l.global[2] / local[2]; ++g2)
-      for (int64_t g1 = 0; g1 < l.global[1] / local[1]; ++g1)
-        for (int64_t g0 = 0; g0 < l.global[0] / local[0]; ++g0) {
+    m.states = &state;
+    for (int64_t g2 = 0; g2 < l.global[2] / m.local[2]; ++g2)
+      for (int64_t g1 = 0; g1 < l.global[1] / m.local[1]; ++g1)
+        for (int64_t g0 = 0; g0 < l.global[0] / m.local[0]; ++g0) {
           m.locals.clear();
           for (const LocalArray& a : l.locals) m.locals.emplace_back(static_cast<std::size_t>(a.size));
-          for (const auto& phase : phases)
-            for (int64_t it = 0; it < items; ++it) {
-              const int64_t l0 = it % local[0], l1 = (it / local[0]) % local[1], l2 = it / (local[0] * local[1]);
-              m.grp[0] = g0, m.grp[1] = g1, m.grp[2] = g2;
-              m.lid[0] = l0, m.lid[1] = l1, m.lid[2] = l2;
-              m.gid[0] = g0 * local[0] + l0, m.gid[1] = g1 * local[1] + l1, m.gid[2] = g2 * local[2] + l2;
-              m.vars = &state[it];
-              m.exec(phase);
-            }
+          m.group[0] = g0, m.group[1] = g1, m.group[2] = g2;
+          m.execGroup(l.body);
         }
   }
   for (std::size_t i = 0; i < buffers.size(); ++i)

@@ -187,6 +187,15 @@ bool Kernel::isPrecededByCompute(int32_t op) const {
   });
 }
 
+bool Kernel::hasMoveAfterReduce() const {
+  std::vector<bool> afterReduce(ops.size(), false);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (int32_t src : ops[i].src) afterReduce[i] = afterReduce[i] || afterReduce[src] || at(src).kind == KOpKind::Reduce;
+    if (afterReduce[i] && ops[i].kind == KOpKind::Move) return true;
+  }
+  return false;
+}
+
 std::vector<int32_t> Kernel::append(const Kernel& other) {
   std::vector<int32_t> map(other.size());
   for (std::size_t i = 0; i < other.size(); ++i) {

@@ -355,7 +355,7 @@ struct Verifier {
         break;
     }
   }
-  void body(const std::vector<LStmt>& stmts, bool top) {
+  void body(const std::vector<LStmt>& stmts, bool top, bool barrierOk) {
     std::vector<int32_t> scope;
     for (const LStmt& s : stmts) {
       for (const LArg& a : s.args)
@@ -394,15 +394,15 @@ struct Verifier {
         case LStmtKind::For:
           useIdx(s.begin), useIdx(s.end);
           define(s.dst);
-          body(s.body, false);
+          body(s.body, false, barrierOk);  // the interpreter checks the bounds are the same for the group
           defined[s.dst] = false;  // the loop variable is scoped to the loop
           break;
         case LStmtKind::If:
           useMask(s.mask);
-          body(s.body, false);
+          body(s.body, false, false);
           break;
         case LStmtKind::Barrier:
-          if (!top) fail("barrier inside a loop or condition");
+          if (!barrierOk) fail("barrier inside a condition");
           break;
       }
       if (!err.empty()) return;
@@ -417,7 +417,7 @@ std::string verifyLowered(const LoweredKernel& k) {
   for (std::size_t i = 0; i < k.launches.size(); ++i) {
     const LoweredLaunch& l = k.launches[i];
     Verifier v{k, l, std::vector<bool>(l.vars.size(), false), {}};
-    v.body(l.body, true);
+    v.body(l.body, true, true);
     if (!v.err.empty()) return "launch " + std::to_string(i) + ": " + v.err;
     for (int a = 0; a < 3; ++a)
       if (l.local[a] > 0 && l.global[a] % l.local[a] != 0)

@@ -4,9 +4,9 @@
 // Rules (checked by verifyLowered):
 // - a variable is defined (Special, Compute without `assign`, Load, VLoad, For) before any use,
 //   and only once; an `assign` Compute writes a variable defined earlier in an enclosing scope;
-// - Barrier statements appear only at the top level of a launch body (the interpreter runs the
-//   work-items of a group phase by phase between barriers; the emitter keeps every item reaching
-//   every barrier);
+// - Barrier statements appear at the top level of a launch body or inside For loops whose bounds
+//   are the same for every item of a work-group, never inside an If (the interpreter runs the items
+//   of a group in lock-step between barriers; the emitter keeps every item reaching every barrier);
 // - Loads read Param/Temp/Local buffers, Stores write ReadWrite params, Temps or Locals, with
 //   the buffer's dtype; index expressions are affine forms of index variables with div/mod/min.
 #pragma once

@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "engine/core/error.h"
+#include "engine/kernel/index_map.h"
+#include "engine/kernel/local_tiling.h"
 
 namespace ks {
 
@@ -21,35 +23,36 @@ namespace {
 struct Lane {
   std::vector<Idx> idx;
   Mask mask;
+  // Under local tiling: the element's row, column and reduced index inside the work-group's block
+  // (set on the lanes of a tiled reduce; staged operands are read from local memory there).
+  Idx tm, tn, tr;
 };
+
+// Local tiling of one launch: the staged operands with their local arrays and the block's origin.
+struct TileContext {
+  LocalTilePlan plan;
+  std::vector<int32_t> localOf;  // parallel to plan.operands: the Local array
+  Shape S;                       // the output shape
+  Idx z, m0, n0, lid;            // batch index, first row and column of the block, linear local id
+  int64_t BM = 1, BN = 1, Kt = 1, items = 1;
+  int staged(int32_t param) const {
+    for (std::size_t i = 0; i < plan.operands.size(); ++i)
+      if (plan.operands[i].param == param) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+LStmt barrier() {
+  LStmt b;
+  b.kind = LStmtKind::Barrier;
+  return b;
+}
 
 std::string laneKey(int32_t op, const Lane& l) {
   std::string s = std::to_string(op) + "@";
   for (const Idx& i : l.idx) s += i->key + ",";
   if (!l.mask.empty()) s += "|" + l.mask.key();
   return s;
-}
-
-Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape) {
-  Idx f = idx::cst(0);
-  int64_t stride = 1;
-  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
-    f = idx::add(f, idx::mul(idx[i], stride));
-    stride *= shape[i];
-  }
-  return f;
-}
-
-std::vector<Idx> unflatten(const Idx& flat, const Shape& shape) {
-  std::vector<Idx> out(shape.size());
-  int64_t stride = 1;
-  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
-    Idx q = idx::div(flat, stride);
-    out[i] = i == 0 ? q : idx::mod(q, shape[i]);
-    if (i == 0 && q->hi >= shape[0]) out[i] = idx::mod(q, shape[0]);
-    stride *= shape[i];
-  }
-  return out;
 }
 
 Scalar identityOf(ReduceOp r, DType t) {
@@ -97,8 +100,8 @@ bool floatOnly(UnaryOp u) {
 
 class LaunchBuilder {
  public:
-  LaunchBuilder(const Kernel& k, LoweredKernel& lk, LoweredLaunch& l, const Schedule& s)
-      : k_(k), lk_(lk), l_(l), s_(s) {
+  LaunchBuilder(const Kernel& k, LoweredKernel& lk, LoweredLaunch& l)
+      : k_(k), lk_(lk), l_(l) {
     blocks_.push_back(&l_.body);
     memo_.emplace_back();
     const auto ps = k.params();
@@ -201,16 +204,7 @@ class LaunchBuilder {
     const BinaryOp comb = combineOf(R.reduceOp());
     std::vector<std::vector<int32_t>> acc(lanes.size());
     for (auto& a : acc)
-      for (int64_t j = 0; j < accs; ++j) {
-        const int32_t v = newVar("acc", at);
-        LStmt s;
-        s.kind = LStmtKind::Compute;
-        s.dst = v;
-        s.opKind = LOpKind::Copy;
-        s.args = {LArg::ofConst(ident)};
-        emit(std::move(s));
-        a.push_back(v);
-      }
+      for (int64_t j = 0; j < accs; ++j) a.push_back(newAccumulator(ident));
     const Idx len = idx::add(hi, idx::mul(lo, -1));
     const int64_t block = L * u;
     const Idx mainEnd = u == 1 ? hi : idx::add(lo, idx::mul(idx::div(len, block), block));
@@ -260,8 +254,130 @@ class LaunchBuilder {
     return compute1(op, R.dtype, LOpKind::Cast, 0, {LArg::ofVar(accVar)});
   }
 
+  int32_t newAccumulator(const Scalar& ident) {
+    const int32_t v = newVar("acc", ident.dtype());
+    LStmt s;
+    s.kind = LStmtKind::Compute;
+    s.dst = v;
+    s.opKind = LOpKind::Copy;
+    s.args = {LArg::ofConst(ident)};
+    emit(std::move(s));
+    return v;
+  }
+
+  // Stores vals[i] at flat[i] of `buf`; unguarded runs of w consecutive indices become vector stores.
+  void storeRuns(const BufRef& buf, DType t, const std::vector<Idx>& flat, const std::vector<Mask>& guards,
+                 const std::vector<LArg>& vals, int64_t w) {
+    std::vector<bool> done(flat.size(), false);
+    if (w > 1 && t != DType::F16 && t != DType::Bool) {
+      std::map<std::string, std::map<int64_t, std::size_t>> buckets;
+      std::map<std::string, Idx> bases;
+      for (std::size_t i = 0; i < flat.size(); ++i) {
+        if (!guards[i].empty()) continue;
+        auto [base, c] = idx::splitConst(flat[i]);
+        const std::string key = base ? base->key : "";
+        buckets[key].emplace(c, i);
+        bases[key] = base;
+      }
+      for (auto& [key, byOff] : buckets)
+        for (auto& [c, i] : byOff) {
+          if (done[i]) continue;
+          bool run = true;
+          for (int64_t j = 0; j < w && run; ++j) run = byOff.count(c + j) && !done[byOff.at(c + j)];
+          if (!run) continue;
+          LStmt s;
+          s.kind = LStmtKind::VStore;
+          s.buf = buf;
+          s.index = bases[key] ? idx::addc(bases[key], c) : idx::cst(c);
+          for (int64_t j = 0; j < w; ++j) {
+            s.args.push_back(vals[byOff.at(c + j)]);
+            done[byOff.at(c + j)] = true;
+          }
+          emit(std::move(s));
+        }
+    }
+    for (std::size_t i = 0; i < flat.size(); ++i) {
+      if (done[i]) continue;
+      LStmt s;
+      s.kind = LStmtKind::Store;
+      s.buf = buf;
+      s.index = flat[i];
+      s.mask = guards[i];
+      s.args = {vals[i]};
+      emit(std::move(s));
+    }
+  }
+
+  // The reduce under local tiling: for each K block, the work-group copies the staged operands'
+  // blocks into local memory, waits, accumulates from there, and waits again before the next copy.
+  std::vector<int32_t> tiledReduceLoop(int32_t op, const std::vector<Lane>& lanes) {
+    const KOp& R = k_.at(op);
+    const DType at = accDType(R.dtype);
+    const BinaryOp comb = combineOf(R.reduceOp());
+    const int64_t K = k_.at(R.src[0]).shape.back(), Kt = tile->Kt, u = unroll;
+    std::vector<int32_t> acc;
+    for (std::size_t i = 0; i < lanes.size(); ++i) acc.push_back(newAccumulator(identityOf(R.reduceOp(), at)));
+    const int32_t kb = newVar("kb", DType::I64, true);
+    LStmt f;
+    f.kind = LStmtKind::For, f.dst = kb, f.begin = idx::cst(0), f.end = idx::cst(K), f.step = Kt;
+    LStmt& outer = emit(std::move(f));
+    const Idx k0 = idx::var(kb, l_.vars[kb].name, 0, K - Kt);
+    pushBlock(&outer.body);
+    for (std::size_t i = 0; i < tile->plan.operands.size(); ++i) stageBlock(static_cast<int>(i), R.src[0], k0);
+    emit(barrier());
+    const int32_t kk = newVar("r", DType::I64, true);
+    LStmt g;
+    g.kind = LStmtKind::For, g.dst = kk, g.begin = idx::cst(0), g.end = idx::cst(Kt), g.step = u, g.span = u;
+    LStmt& inner = emit(std::move(g));
+    const Idx r = idx::var(kk, l_.vars[kk].name, 0, Kt - u);
+    pushBlock(&inner.body);
+    std::vector<Lane> in;
+    for (const Lane& ln : lanes)
+      for (int64_t j = 0; j < u; ++j) {
+        Lane e = ln;
+        e.tr = idx::addc(r, j);
+        e.idx.push_back(idx::add(k0, e.tr));
+        in.push_back(std::move(e));
+      }
+    std::vector<LArg> vals = compute(R.src[0], in, 1);
+    for (std::size_t li = 0; li < lanes.size(); ++li)
+      for (int64_t j = 0; j < u; ++j) assign(acc[li], comb, LArg::ofVar(acc[li]), vals[li * u + j]);
+    popBlock();
+    emit(barrier());
+    popBlock();
+    return acc;
+  }
+
+  // Copies staged operand i's block for the K block starting at k0 into its local array; each item
+  // copies runs of w consecutive elements, neighbouring items neighbouring runs.
+  void stageBlock(int i, int32_t reduceOperand, const Idx& k0) {
+    const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
+    const int64_t cols = so.rows ? tile->Kt : tile->BN;
+    const int64_t per = (so.rows ? tile->BM : tile->Kt) * cols / tile->items;
+    int64_t w = 1;
+    while (w * 2 <= lk_.schedule.vec && per % (w * 2) == 0 && cols % (w * 2) == 0) w *= 2;
+    std::vector<Lane> src;
+    std::vector<Idx> dst;
+    for (int64_t q = 0; q < per / w; ++q) {
+      const Idx start = idx::mul(idx::addc(tile->lid, q * tile->items), w);  // a multiple of w
+      const Idx row = idx::div(start, cols), col0 = idx::mod(start, cols);
+      for (int64_t j = 0; j < w; ++j) {
+        const Idx col = idx::addc(col0, j);
+        std::vector<Idx> e = so.rows ? outputIndex(tile->S, tile->z, idx::add(tile->m0, row), tile->n0)
+                                     : outputIndex(tile->S, tile->z, tile->m0, idx::add(tile->n0, col));
+        e.push_back(idx::add(k0, so.rows ? col : row));
+        src.push_back({stagedParamIndex(k_, reduceOperand, so.param, e), {}, nullptr, nullptr, nullptr});
+        dst.push_back(idx::addc(start, j));
+      }
+    }
+    const std::vector<LArg> vals = loadParam(so.param, src);
+    storeRuns({BufRef::Space::Local, tile->localOf[static_cast<std::size_t>(i)]}, k_.at(so.param).dtype, dst,
+              std::vector<Mask>(dst.size()), vals, w);
+  }
+
   int64_t unroll = 1;
   bool splitAcc = false;
+  const TileContext* tile = nullptr;
 
  private:
   std::vector<LArg> computeNew(int32_t op, const std::vector<Lane>& lanes, int depth) {
@@ -299,6 +415,10 @@ class LaunchBuilder {
         return out;
       }
       case KOpKind::Reduce: {
+        if (tile && depth == 0 && op == tile->plan.reduce) {
+          for (int32_t a : tiledReduceLoop(op, lanes)) out.push_back(finishReduce(op, a));
+          return out;
+        }
         const Idx zero = idx::cst(0);
         const int64_t K = k_.at(o.src[0]).shape.back();
         const int64_t u = depth == 0 ? std::min<int64_t>(unroll, std::max<int64_t>(K, 1)) : 1;
@@ -322,8 +442,16 @@ class LaunchBuilder {
     const KOp& o = k_.at(op);
     BufRef buf{BufRef::Space::Param, paramPos_.at(op)};
     std::vector<Idx> flat;
-    for (const Lane& l : lanes)
-      flat.push_back(o.paramKind() == ParamKind::Scalar ? idx::cst(0) : flatIndex(l.idx, o.shape));
+    const int staged = tile && !lanes.empty() && lanes[0].tr ? tile->staged(op) : -1;
+    if (staged >= 0) {  // read from the block in local memory
+      buf = {BufRef::Space::Local, tile->localOf[static_cast<std::size_t>(staged)]};
+      const bool rows = tile->plan.operands[static_cast<std::size_t>(staged)].rows;
+      for (const Lane& l : lanes)
+        flat.push_back(rows ? idx::add(idx::mul(l.tm, tile->Kt), l.tr) : idx::add(idx::mul(l.tr, tile->BN), l.tn));
+    } else {
+      for (const Lane& l : lanes)
+        flat.push_back(o.paramKind() == ParamKind::Scalar ? idx::cst(0) : flatIndex(l.idx, o.shape));
+    }
     std::vector<LArg> out(lanes.size());
     std::vector<bool> done(lanes.size(), false);
     if (lk_.schedule.vec > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
@@ -384,37 +512,10 @@ class LaunchBuilder {
     std::vector<Lane> inner;
     std::vector<Mask> padMasks;
     for (const Lane& l : lanes) {
-      Lane n;
-      n.mask = l.mask;
+      Lane n = l;
       Mask padMask;
-      switch (o.moveKind()) {
-        case MoveKind::Reshape: n.idx = unflatten(flatIndex(l.idx, o.shape), in); break;
-        case MoveKind::Expand:
-          n.idx = l.idx;
-          for (std::size_t a = 0; a < in.size(); ++a)
-            if (in[a] == 1) n.idx[a] = idx::cst(0);
-          break;
-        case MoveKind::Permute:
-          n.idx.resize(in.size());
-          for (std::size_t a = 0; a < o.attr.size(); ++a) n.idx[o.attr[a]] = l.idx[a];
-          break;
-        case MoveKind::Flip:
-          n.idx = l.idx;
-          for (int64_t a : o.attr) n.idx[a] = idx::addc(idx::mul(l.idx[a], -1), in[a] - 1);
-          break;
-        case MoveKind::Narrow:
-          n.idx = l.idx;
-          n.idx[o.attr[0]] = idx::addc(l.idx[o.attr[0]], o.attr[1]);
-          break;
-        case MoveKind::Pad: {
-          n.idx = l.idx;
-          const int64_t a = o.attr[0];
-          n.idx[a] = idx::addc(l.idx[a], -o.attr[1]);
-          padMask.require(n.idx[a], 0, in[a]);
-          n.mask.append(padMask);
-          break;
-        }
-      }
+      n.idx = moveSourceIndex(o, in, l.idx, padMask);
+      n.mask.append(padMask);
       inner.push_back(std::move(n));
       padMasks.push_back(std::move(padMask));
     }
@@ -428,72 +529,19 @@ class LaunchBuilder {
   const Kernel& k_;
   LoweredKernel& lk_;
   LoweredLaunch& l_;
-  const Schedule& s_;
   std::vector<std::vector<LStmt>*> blocks_;
   std::vector<std::unordered_map<std::string, LArg>> memo_;
   std::map<int32_t, int32_t> paramPos_;
 };
-
-// [B.., M, N] coordinates of the output from a flat b index and m, n.
-std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n) {
-  const std::size_t r = S.size();
-  std::vector<Idx> out;
-  if (r >= 3) {
-    Shape lead(S.begin(), S.end() - 2);
-    out = unflatten(b, lead);
-  }
-  if (r >= 2) out.push_back(m);
-  if (r >= 1) out.push_back(n);
-  return out;
-}
 
 void emitStores(LaunchBuilder& lb, const Kernel& k, LoweredKernel& lk, const std::vector<int32_t>& stores,
                 const std::vector<Lane>& lanes, const std::vector<Mask>& guards, const std::map<int32_t, int32_t>& pos) {
   for (int32_t st : stores) {
     const KOp& o = k.at(st);
     std::vector<LArg> vals = lb.compute(o.src[1], lanes, 0);
-    const BufRef buf{BufRef::Space::Param, pos.at(o.src[0])};
-    std::vector<bool> done(lanes.size(), false);
-    const int64_t w = lk.schedule.vec;
     std::vector<Idx> flat;
     for (const Lane& l : lanes) flat.push_back(flatIndex(l.idx, o.shape));
-    if (w > 1 && o.dtype != DType::F16 && o.dtype != DType::Bool) {
-      std::map<std::string, std::map<int64_t, std::size_t>> buckets;
-      std::map<std::string, Idx> bases;
-      for (std::size_t i = 0; i < lanes.size(); ++i) {
-        if (!guards[i].empty()) continue;
-        auto [base, c] = idx::splitConst(flat[i]);
-        const std::string key = base ? base->key : "";
-        buckets[key].emplace(c, i);
-        bases[key] = base;
-      }
-      for (auto& [key, byOff] : buckets)
-        for (auto& [c, i] : byOff) {
-          if (done[i]) continue;
-          bool run = true;
-          for (int64_t j = 0; j < w && run; ++j) run = byOff.count(c + j) && !done[byOff.at(c + j)];
-          if (!run) continue;
-          LStmt s;
-          s.kind = LStmtKind::VStore;
-          s.buf = buf;
-          s.index = bases[key] ? idx::addc(bases[key], c) : idx::cst(c);
-          for (int64_t j = 0; j < w; ++j) {
-            s.args.push_back(vals[byOff.at(c + j)]);
-            done[byOff.at(c + j)] = true;
-          }
-          lb.emit(std::move(s));
-        }
-    }
-    for (std::size_t i = 0; i < lanes.size(); ++i) {
-      if (done[i]) continue;
-      LStmt s;
-      s.kind = LStmtKind::Store;
-      s.buf = buf;
-      s.index = flat[i];
-      s.mask = guards[i];
-      s.args = {vals[i]};
-      lb.emit(std::move(s));
-    }
+    lb.storeRuns({BufRef::Space::Param, pos.at(o.src[0])}, o.dtype, flat, guards, vals, lk.schedule.vec);
   }
 }
 
@@ -505,12 +553,6 @@ std::map<int32_t, int32_t> paramPositions(const Kernel& k) {
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-LStmt barrier() {
-  LStmt b;
-  b.kind = LStmtKind::Barrier;
-  return b;
-}
 
 // One launch over an output grid [B, M, N] with tiles and work-group shape from the schedule.
 void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
@@ -528,12 +570,34 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
   L.global[2] = B;
   if (s.wgN > 0) L.local[0] = s.wgN, L.local[1] = s.wgM, L.local[2] = 1;
   const bool clampN = L.global[0] * s.tileN != N, clampM = L.global[1] * s.tileM != M;
-  LaunchBuilder lb(k, lk, L, s);
+  LaunchBuilder lb(k, lk, L);
   lb.unroll = s.unroll;
   lb.splitAcc = s.splitAcc;
-  const Idx x = lb.special(SpecialKind::GlobalId, 0, L.global[0] - 1, "gx");
-  const Idx y = lb.special(SpecialKind::GlobalId, 1, L.global[1] - 1, "gy");
-  const Idx z = lb.special(SpecialKind::GlobalId, 2, L.global[2] - 1, "gz");
+  Idx x, y, z, lx, ly;
+  TileContext tile;
+  if (s.localTileK > 0) {  // checkSchedule made the grid exact: every item reaches every barrier
+    lx = lb.special(SpecialKind::LocalId, 0, s.wgN - 1, "lx");
+    ly = lb.special(SpecialKind::LocalId, 1, s.wgM - 1, "ly");
+    const Idx bx = lb.special(SpecialKind::GroupId, 0, L.global[0] / s.wgN - 1, "bx");
+    const Idx by = lb.special(SpecialKind::GroupId, 1, L.global[1] / s.wgM - 1, "by");
+    z = lb.special(SpecialKind::GlobalId, 2, L.global[2] - 1, "gz");
+    x = idx::add(idx::mul(bx, s.wgN), lx);
+    y = idx::add(idx::mul(by, s.wgM), ly);
+    tile.plan = planLocalTiles(k);
+    tile.S = S;
+    tile.BM = s.wgM * s.tileM, tile.BN = s.wgN * s.tileN, tile.Kt = s.localTileK, tile.items = s.wgN * s.wgM;
+    tile.z = z, tile.m0 = idx::mul(by, tile.BM), tile.n0 = idx::mul(bx, tile.BN);
+    tile.lid = idx::add(idx::mul(ly, s.wgN), lx);
+    for (const StagedOperand& op : tile.plan.operands) {
+      tile.localOf.push_back(static_cast<int32_t>(L.locals.size()));
+      L.locals.push_back({k.at(op.param).dtype, (op.rows ? tile.BM : tile.BN) * tile.Kt});
+    }
+    lb.tile = &tile;
+  } else {
+    x = lb.special(SpecialKind::GlobalId, 0, L.global[0] - 1, "gx");
+    y = lb.special(SpecialKind::GlobalId, 1, L.global[1] - 1, "gy");
+    z = lb.special(SpecialKind::GlobalId, 2, L.global[2] - 1, "gz");
+  }
   std::vector<Lane> lanes;
   std::vector<Mask> guards;
   for (int64_t i = 0; i < s.tileM; ++i)
@@ -542,7 +606,9 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
       Mask g;
       if (clampN) g.require(n, 0, N), n = idx::min(n, idx::cst(N - 1));
       if (clampM) g.require(m, 0, M), m = idx::min(m, idx::cst(M - 1));
-      lanes.push_back({outputIndex(S, z, m, n), {}});
+      Lane lane{outputIndex(S, z, m, n), {}, nullptr, nullptr, nullptr};
+      if (lb.tile) lane.tm = idx::addc(idx::mul(ly, s.tileM), i), lane.tn = idx::addc(idx::mul(lx, s.tileN), j);
+      lanes.push_back(std::move(lane));
       guards.push_back(g);
     }
   emitStores(lb, k, lk, stores, lanes, guards, paramPositions(k));
@@ -570,13 +636,13 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
   L1.global[0] = Lr, L1.global[1] = G, L1.global[2] = O;
   L1.local[0] = Lr, L1.local[1] = 1, L1.local[2] = 1;
   {
-    LaunchBuilder lb(k, lk, L1, s);
+    LaunchBuilder lb(k, lk, L1);
     lb.unroll = s.unroll;
     lb.splitAcc = s.splitAcc;
     const Idx t = lb.special(SpecialKind::LocalId, 0, Lr - 1, "tid");
     const Idx g = lb.special(SpecialKind::GroupId, 1, G - 1, "grp");
     const Idx o = lb.special(SpecialKind::GroupId, 2, O - 1, "o");
-    Lane out{unflatten(o, S), {}};
+    Lane out{unflatten(o, S), {}, nullptr, nullptr, nullptr};
     const int64_t chunk = ceilDiv(K, G);
     const Idx lo = idx::mul(g, chunk);
     const Idx hi = G > 1 ? idx::min(idx::addc(lo, chunk), idx::cst(K)) : idx::cst(K);
@@ -641,10 +707,9 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
   LoweredLaunch& L2 = lk.launches.back();
   L2.name = "k" + std::to_string(lk.launches.size() - 1);
   L2.global[0] = O;
-  Schedule plain;
-  LaunchBuilder lb(k, lk, L2, plain);
+  LaunchBuilder lb(k, lk, L2);
   const Idx o = lb.special(SpecialKind::GlobalId, 0, O - 1, "o");
-  Lane out{unflatten(o, S), {}};
+  Lane out{unflatten(o, S), {}, nullptr, nullptr, nullptr};
   const int32_t acc = lb.newVar("acc", at);
   LStmt init;
   init.kind = LStmtKind::Compute, init.dst = acc, init.opKind = LOpKind::Copy;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/kernel/kernel.h"
+#include "engine/kernel/local_tiling.h"
 
 namespace ks {
 
@@ -17,7 +18,7 @@ std::string Schedule::str() const {
   if (unroll != 1) add("unroll=" + std::to_string(unroll) + (splitAcc ? "s" : ""));
   if (localReduce != 1) add("lred=" + std::to_string(localReduce));
   if (groupSplit != 1) add("split=" + std::to_string(groupSplit));
-  if (localTile) add("ltile");
+  if (localTileK != 0) add("ltile=" + std::to_string(localTileK));
   return s.empty() ? "default" : s;
 }
 
@@ -25,7 +26,7 @@ nlohmann::json Schedule::toJson() const {
   return {{"wg_n", wgN},       {"wg_m", wgM},          {"tile_m", tileM},
           {"tile_n", tileN},   {"vec", vec},           {"unroll", unroll},
           {"split_acc", splitAcc}, {"local_reduce", localReduce}, {"group_split", groupSplit},
-          {"local_tile", localTile}};
+          {"local_tile_k", localTileK}};
 }
 
 Schedule Schedule::fromJson(const nlohmann::json& j) {
@@ -39,7 +40,7 @@ Schedule Schedule::fromJson(const nlohmann::json& j) {
   s.splitAcc = j.value("split_acc", false);
   s.localReduce = j.value("local_reduce", int64_t{1});
   s.groupSplit = j.value("group_split", int64_t{1});
-  s.localTile = j.value("local_tile", false);
+  s.localTileK = j.value("local_tile_k", int64_t{0});
   return s;
 }
 
@@ -88,7 +89,6 @@ KernelGridInfo kernelGridInfo(const Kernel& k) {
 std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits) {
   const KernelGridInfo g = kernelGridInfo(k);
   if (g.primaryStore < 0) return "kernel has no store";
-  if (s.localTile) return "local-memory tiling is not implemented";
   if (!limits.fp64)
     for (const KOp& o : k.ops)
       if (o.dtype == DType::F64) return "the device has no fp64";
@@ -117,12 +117,7 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     // A movement op between the reduce and its store (a permute/reshape of the reduced value)
     // made the cooperative lowering index the reduce by the store's grid and read out of bounds
     // (a crash in the driver on the transformer's attention); until it maps the view back, refuse.
-    std::vector<bool> afterReduce(k.size(), false);
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      for (int32_t src : k.ops[i].src) afterReduce[i] = afterReduce[i] || afterReduce[src] || k.at(src).kind == KOpKind::Reduce;
-      if (afterReduce[i] && k.ops[i].kind == KOpKind::Move)
-        return "cooperative reduction with a movement op after the reduce is not supported";
-    }
+    if (k.hasMoveAfterReduce()) return "cooperative reduction with a movement op after the reduce is not supported";
     if (g.topReduce < 0) return "cooperative reduction needs exactly one reduce at output level";
     if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
@@ -130,6 +125,25 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     if (s.localReduce * 16 > limits.localMemBytes) return "not enough local memory";
     if (s.localReduce * s.groupSplit > g.reduceLen) return "more cooperating items than reduced elements";
     if (g.B * g.M * g.N * s.groupSplit > (int64_t{1} << 24)) return "split partials would exceed 16M elements";
+  }
+  if (s.localTileK != 0) {
+    if (cooperative) return "local tiling and a cooperative reduction exclude each other";
+    if (!isPow2(s.localTileK)) return "the local tile's K block must be a power of two";
+    if (s.wgN == 0) return "local tiling needs an explicit work-group";
+    if (s.splitAcc) return "local tiling keeps one accumulator per output";
+    const LocalTilePlan plan = planLocalTiles(k);
+    if (plan.operands.empty()) return "local tiling: " + plan.why;
+    if (g.reduceLen % s.localTileK != 0) return "local tiling: the K block does not divide the reduced length";
+    if (s.localTileK % s.unroll != 0) return "local tiling: the unroll does not divide the K block";
+    const int64_t BM = s.wgM * s.tileM, BN = s.wgN * s.tileN, items = s.wgN * s.wgM;
+    if (g.M % BM != 0 || g.N % BN != 0) return "local tiling: the work-group's tile does not divide the output";
+    int64_t bytes = 0;
+    for (const StagedOperand& op : plan.operands) {
+      const int64_t elems = (op.rows ? BM : BN) * s.localTileK;
+      if (elems % items != 0) return "local tiling: a block does not split evenly over the work-group";
+      bytes += elems * static_cast<int64_t>(dtypeSize(k.at(op.param).dtype));
+    }
+    if (bytes > limits.localMemBytes) return "local tiling: not enough local memory";
   }
   return {};
 }
@@ -195,6 +209,17 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
               continue;
             push(mk(wg, wg == 0 ? 1 : 2, tm, tn, std::min<int64_t>(tn, 8), un));
           }
+    // Local tiling: a work-group shares [BM x Kt] and [Kt x BN] blocks of the operands.
+    struct Tiled { int64_t wgN, wgM, tm, tn, kt, un; };
+    const Tiled tiled[] = {{16, 16, 4, 4, 16, 4}, {8, 8, 4, 8, 16, 4}, {16, 8, 4, 8, 16, 4}, {8, 8, 8, 8, 16, 1},
+                           {16, 16, 2, 4, 32, 4}, {8, 16, 4, 4, 8, 1},  {8, 8, 4, 8, 32, 4},  {16, 16, 4, 4, 8, 1}};
+    for (std::size_t i = 0; i < std::size(tiled); ++i) {
+      if (!full && i >= 2) continue;
+      const Tiled& t = tiled[i];
+      Schedule s = mk(t.wgN, t.wgM, t.tm, t.tn, std::min<int64_t>(t.tn, 8), t.un);
+      s.localTileK = t.kt;
+      push(s);
+    }
   } else if (full) {
     for (int64_t tn : {4, 8}) push(mk(0, 1, 1, tn, tn, 1));
   }

@@ -33,7 +33,8 @@ struct Schedule {
   bool splitAcc = false;       // unrolled lanes keep separate accumulators (summed at the end)
   int64_t localReduce = 1;     // work-items of a group cooperating on one reduction (local memory)
   int64_t groupSplit = 1;      // work-groups per reduction: partials + a second pass
-  bool localTile = false;      // local-memory tiling of matmul-like operands (not implemented)
+  int64_t localTileK = 0;      // > 0: the reduce's operands are staged in local memory in blocks of
+                               // this many reduced elements (matmul-like kernels; local_tiling.h)
 
   bool operator==(const Schedule&) const = default;
   std::string str() const;  // "wg=16x4 tile=4x4 vec=4 unroll=4" (defaults omitted; "default")

@@ -31,7 +31,7 @@ void countSchedule(std::map<std::string, int>& m, const Schedule& s) {
   if (s.unroll != 1) ++m[s.splitAcc ? "reduce unroll (split accumulators)" : "reduce unroll"];
   if (s.localReduce != 1) ++m["local-memory reduction"];
   if (s.groupSplit != 1) ++m["split across work-groups"];
-  if (s.localTile) ++m["local-memory tiling"];
+  if (s.localTileK != 0) ++m["local-memory tiling"];
 }
 
 std::string programText(const Program& p) {

@@ -125,6 +125,17 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.reduce(k.binary(ae, be, BinaryOp::Mul), ReduceOp::Sum));
     cs.push_back({"batched_matmul", k, K});
   }
+  {  // batched matmul form with sizes the local tiles divide, over a 4-d output
+    Kernel k;
+    const int64_t B0 = 2, B1 = 2, M = 8, N = 16, K = 16;
+    const int32_t a = rd(k, DType::F32, {B0, B1, M, K}), b = rd(k, DType::F32, {B0, B1, K, N});
+    const int32_t o = rw(k, DType::F32, {B0, B1, M, N});
+    const int32_t ae = k.move(k.move(a, MoveKind::Reshape, {B0, B1, M, 1, K}), MoveKind::Expand, {B0, B1, M, N, K});
+    const int32_t be = k.move(k.move(k.move(b, MoveKind::Permute, {0, 1, 3, 2}), MoveKind::Reshape, {B0, B1, 1, N, K}),
+                              MoveKind::Expand, {B0, B1, M, N, K});
+    k.store(o, k.unary(k.reduce(k.binary(ae, be, BinaryOp::Mul), ReduceOp::Sum), UnaryOp::Tanh));
+    cs.push_back({"batched_matmul_even", k, K});
+  }
   {  // ints: div/mod with negative values and zero divisors, max, sum in i64
     Kernel k;
     const int32_t a = rd(k, DType::I32, {6, 7}), b = rd(k, DType::I32, {6, 7});
@@ -205,7 +216,8 @@ inline std::vector<Schedule> optionSchedules() {
   add([](Schedule& s) { s.groupSplit = 3; });
   add([](Schedule& s) { s.groupSplit = 4, s.localReduce = 2, s.unroll = 2, s.splitAcc = true; });
   add([](Schedule& s) { s.groupSplit = 16, s.unroll = 8, s.vec = 8, s.splitAcc = true; });
-  add([](Schedule& s) { s.localTile = true; });
+  add([](Schedule& s) { s.wgN = 4, s.wgM = 2, s.tileM = 2, s.tileN = 4, s.vec = 4, s.localTileK = 8; });
+  add([](Schedule& s) { s.wgN = 4, s.wgM = 4, s.tileN = 2, s.unroll = 4, s.localTileK = 8; });
   add([](Schedule& s) { s.vec = 3; });
   return v;
 }

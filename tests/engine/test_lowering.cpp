@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/kernel/interpreter.h"
+#include "engine/kernel/local_tiling.h"
 #include "engine/kernel/lowering.h"
 #include "lowering_cases.h"
 
@@ -24,6 +25,7 @@ Schedule randomSchedule(std::mt19937_64& rng) {
   s.unroll = pick({1, 1, 2, 3, 4, 8});
   s.vec = pick({1, 1, s.tileN, s.unroll});
   s.splitAcc = rng() % 2;
+  if (rng() % 4 == 0) s.localTileK = pick({2, 4, 8, 16}), s.splitAcc = false;
   if (rng() % 3 == 0) s.localReduce = pick({2, 4, 8, 16}), s.tileM = s.tileN = 1, s.wgN = 0, s.wgM = 1;
   if (rng() % 3 == 0) s.groupSplit = pick({2, 3, 5, 8}), s.tileM = s.tileN = 1, s.wgN = 0, s.wgM = 1;
   return s;
@@ -170,6 +172,37 @@ class TestLowering : public QObject {
     QVERIFY(Schedule::fromJson(s.toJson()) == s);
     QCOMPARE(QString::fromStdString(s.str()), QString("wg=8x2 tile=4x8 vec=8 unroll=4s"));
     QCOMPARE(QString::fromStdString(Schedule{}.str()), QString("default"));
+  }
+
+  // Local tiling stages both matmul operands, loops over K blocks with barriers, and gives the
+  // unlowered interpreter's values; kernels it cannot help are refused with a reason.
+  void localTiling() {
+    for (const char* name : {"matmul_even", "batched_matmul_even"}) {
+      const auto cases = loweringCases();
+      const KernelCase c = *std::find_if(cases.begin(), cases.end(), [&](const KernelCase& k) { return k.name == name; });
+      const LocalTilePlan plan = planLocalTiles(c.kernel);
+      QCOMPARE(int(plan.operands.size()), 2);
+      QVERIFY(plan.operands[0].rows != plan.operands[1].rows);
+      Schedule s;
+      s.wgN = 4, s.wgM = 2, s.tileM = 2, s.tileN = 4, s.vec = 4, s.unroll = 2, s.localTileK = 8;
+      QCOMPARE(QString::fromStdString(checkSchedule(c.kernel, s, DeviceLimits{})), QString());
+      const LoweredKernel lk = lowerKernel(c.kernel, s);
+      QCOMPARE(int(lk.launches[0].locals.size()), 2);
+      QCOMPARE(lk.launches[0].locals[0].size + lk.launches[0].locals[1].size, int64_t{(4 + 16) * 8});
+      QVERIFY(lk.print().find("barrier") != std::string::npos);
+      bool rejected = false;
+      const std::string err = runOne(c, s, 5, &rejected);
+      QVERIFY2(err.empty() && !rejected, err.c_str());
+      s.localTileK = 32;  // K = 24 / 16: not a multiple
+      QVERIFY(checkSchedule(c.kernel, s, DeviceLimits{}).find("K block") != std::string::npos);
+    }
+    const KernelCase odd = matmulCase("odd", 13, 17, 19, true);
+    Schedule s;
+    s.wgN = 1, s.wgM = 1, s.localTileK = 1;
+    QVERIFY(checkSchedule(odd.kernel, s, DeviceLimits{}).empty());  // 1x1 blocks divide anything
+    s.wgN = 2;
+    QVERIFY(checkSchedule(odd.kernel, s, DeviceLimits{}).find("does not divide the output") != std::string::npos);
+    QVERIFY(!planLocalTiles(loweringCases()[0].kernel).why.empty());  // elementwise: no reduce
   }
 
   void verifierCatchesBrokenIr() {

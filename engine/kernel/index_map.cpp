@@ -1,0 +1,69 @@
+// Index arithmetic through shapes and movement ops.
+#include "engine/kernel/index_map.h"
+
+namespace ks {
+
+Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape) {
+  Idx f = idx::cst(0);
+  int64_t stride = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    f = idx::add(f, idx::mul(idx[i], stride));
+    stride *= shape[i];
+  }
+  return f;
+}
+
+std::vector<Idx> unflatten(const Idx& flat, const Shape& shape) {
+  std::vector<Idx> out(shape.size());
+  int64_t stride = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    Idx q = idx::div(flat, stride);
+    out[i] = i == 0 ? q : idx::mod(q, shape[i]);
+    if (i == 0 && q->hi >= shape[0]) out[i] = idx::mod(q, shape[0]);
+    stride *= shape[i];
+  }
+  return out;
+}
+
+std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n) {
+  const std::size_t r = S.size();
+  std::vector<Idx> out;
+  if (r >= 3) out = unflatten(b, Shape(S.begin(), S.end() - 2));
+  if (r >= 2) out.push_back(m);
+  if (r >= 1) out.push_back(n);
+  return out;
+}
+
+std::vector<Idx> moveSourceIndex(const KOp& o, const Shape& in, const std::vector<Idx>& idx, Mask& padMask) {
+  std::vector<Idx> n;
+  switch (o.moveKind()) {
+    case MoveKind::Reshape: n = unflatten(flatIndex(idx, o.shape), in); break;
+    case MoveKind::Expand:
+      n = idx;
+      for (std::size_t a = 0; a < in.size(); ++a)
+        if (in[a] == 1) n[a] = idx::cst(0);
+      break;
+    case MoveKind::Permute:
+      n.resize(in.size());
+      for (std::size_t a = 0; a < o.attr.size(); ++a) n[o.attr[a]] = idx[a];
+      break;
+    case MoveKind::Flip:
+      n = idx;
+      for (int64_t a : o.attr) n[a] = idx::addc(idx::mul(idx[a], -1), in[a] - 1);
+      break;
+    case MoveKind::Narrow:
+      n = idx;
+      n[o.attr[0]] = idx::addc(idx[o.attr[0]], o.attr[1]);
+      break;
+    case MoveKind::Pad: {
+      n = idx;
+      const int64_t a = o.attr[0];
+      n[a] = idx::addc(idx[a], -o.attr[1]);
+      padMask.require(n[a], 0, in[a]);
+      break;
+    }
+  }
+  return n;
+}
+
+}  // namespace ks

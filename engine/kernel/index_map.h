@@ -1,0 +1,21 @@
+// How element indices travel through a kernel: flat <-> multi-dimensional indices and the operand
+// element a movement op's result element reads. Shared by the lowering and the tiling analysis.
+#pragma once
+#include <vector>
+
+#include "engine/kernel/kernel.h"
+#include "engine/kernel/lowered_kernel.h"
+
+namespace ks {
+
+Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape);
+std::vector<Idx> unflatten(const Idx& flat, const Shape& shape);
+
+// [B.., M, N] coordinates of an output of shape S from a flat index b over the leading axes and m, n.
+std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n);
+
+// The operand element that element `idx` of Move op `move` reads (its operand has shape `in`).
+// A Pad adds to `padMask` the condition under which the element is real (else the fill value).
+std::vector<Idx> moveSourceIndex(const KOp& move, const Shape& in, const std::vector<Idx>& idx, Mask& padMask);
+
+}  // namespace ks
