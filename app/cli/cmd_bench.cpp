@@ -1,6 +1,7 @@
 // `bench FILE [--devices L] [--repeat N] [--json]`: one plan per compiling device (openblas joins
 // as a helper, and each device also runs alone), plus the mixed plan over all of them; per-step
-// and total medians, and ratios between the plans.
+// and total medians, and ratios between the plans. With several --devices (or --compare): the
+// engine's DeviceComparison of those selections, the table the GUI's Devices view shows.
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/program_loader.h"
+#include "engine/session/device_comparison.h"
 
 namespace ks::cli {
 
@@ -23,11 +25,84 @@ struct PlanResult {
   std::vector<std::pair<std::string, double>> steps;  // label@device, median ns
   bool verified = true;
 };
+std::string cellText(const ComparisonCell& c) {
+  if (!c.present) return "-";
+  char buf[64];
+  if (c.speedup > 0) std::snprintf(buf, sizeof buf, "%.1f us (%.2fx)", c.ns / 1e3, c.speedup);
+  else std::snprintf(buf, sizeof buf, "%.1f us", c.ns / 1e3);
+  return buf;
+}
+
+// Several selections side by side: each compiled and run `repeat` times (medians).
+int benchCompare(const Args& args, std::vector<std::string> selections, int repeat, const SessionOptions& base) {
+  if (selections.size() <= 1) selections = comparisonSelections(discoverDevices());
+  const Program program = loadProgram(args.positional()[0]);
+  DeviceComparison c;
+  c.programKey = program.cacheKey();
+  c.programName = program.name;
+  for (const std::string& sel : selections) c.add(measureSelection(program, base, sel, repeat));
+  const std::string baseSel = args.getOr("baseline", "");
+  if (!baseSel.empty() && !c.find(baseSel)) throw UsageError{"--baseline " + baseSel + " is not one of the compared selections"};
+  const std::vector<ComparisonRow> rows = c.rows(baseSel);
+  const int bi = c.baseline(baseSel);
+  bool ok = true;
+  for (const ComparisonEntry& e : c.entries) ok = ok && e.error.empty() && e.run.verifyPassed;
+  if (args.has("csv")) {
+    std::printf("%s", c.csv(baseSel).c_str());
+  } else if (args.has("json")) {
+    nlohmann::json j;
+    j["program"] = args.positional()[0];
+    j["repeat"] = repeat;
+    j["baseline"] = bi >= 0 ? c.entries[bi].selection : "";
+    for (const ComparisonEntry& e : c.entries) {
+      nlohmann::json ej = {{"selection", e.selection}, {"total_ms", e.run.totalNs / 1e6}, {"verified", e.run.verifyPassed},
+                           {"error", e.error}, {"compile_ms", e.compileMs}};
+      for (const DeviceInfo& d : e.devices)
+        ej["devices"].push_back({{"name", d.name}, {"peak_gbs", d.peakGBs}, {"peak_gflops", d.peakGflops}});
+      j["selections"].push_back(ej);
+    }
+    for (const ComparisonRow& r : rows) {
+      nlohmann::json rj = {{"kernel", r.name}, {"label", r.label}, {"kind", r.kind}};
+      for (std::size_t i = 0; i < r.cells.size(); ++i) {
+        const ComparisonCell& cell = r.cells[i];
+        if (!cell.present) {
+          rj["cells"].push_back(nullptr);
+          continue;
+        }
+        rj["cells"].push_back({{"selection", c.entries[i].selection}, {"us", cell.ns / 1e3}, {"speedup", cell.speedup},
+                               {"device", cell.device}, {"gflops", cell.gflops}, {"gbps", cell.gbps},
+                               {"peak_gflops_pct", cell.peakGflopsPct}, {"peak_gbs_pct", cell.peakGBsPct}});
+      }
+      j["rows"].push_back(rj);
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s: %zu selections, medians of %d runs; speed-ups vs %s\n", args.positional()[0].c_str(), c.entries.size(),
+                repeat, bi >= 0 ? c.entries[bi].selection.c_str() : "-");
+    for (const ComparisonEntry& e : c.entries) {
+      std::printf("  %-24s", e.selection.c_str());
+      if (!e.error.empty()) std::printf(" FAILED: %s", e.error.c_str());
+      for (const DeviceInfo& d : e.devices) std::printf("  %s peak %.1f GB/s %.1f GFLOP/s", d.name.c_str(), d.peakGBs, d.peakGflops);
+      std::printf("%s\n", e.run.verifyPassed ? "" : "  MISMATCH against host");
+    }
+    std::printf("\n%-34s", "kernel");
+    for (const ComparisonEntry& e : c.entries) std::printf(" %24s", e.selection.c_str());
+    std::printf("\n");
+    for (const ComparisonRow& r : rows) {
+      std::string name = r.name.size() > 33 ? r.name.substr(0, 32) + "~" : r.name;
+      std::printf("%-34s", name.c_str());
+      for (const ComparisonCell& cell : r.cells) std::printf(" %24s", cellText(cell).c_str());
+      std::printf("\n");
+    }
+  }
+  return ok ? 0 : 1;
+}
 }  // namespace
 
 int cmdBench(int argc, char** argv) {
-  Args args(argc, argv, {"json"});
-  args.allowOnly({"devices", "repeat", "json", "tune", "cache", "seed", "budget-count", "budget-seconds"});
+  Args args(argc, argv, {"json", "compare", "csv"});
+  args.allowOnly({"devices", "repeat", "json", "tune", "cache", "seed", "budget-count", "budget-seconds", "compare", "csv",
+                  "baseline"});
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
   int repeat = 5;
   try {
@@ -36,6 +111,7 @@ int cmdBench(int argc, char** argv) {
     throw UsageError{"--repeat takes a number"};
   }
   SessionOptions base = sessionOptions(args);
+  if (args.all("devices").size() > 1 || args.has("compare")) return benchCompare(args, args.all("devices"), repeat, base);
   const std::vector<DeviceInfo> selected = selectDevices(base.devices, discoverDevices());
   std::vector<std::string> compiling;
   bool blas = false;

@@ -20,7 +20,7 @@ const Command kCommands[] = {
      "run FILE [--devices L] [--input NAME=FILE]... [--seed N] [--verify] [--save-outputs DIR] [--tune none|quick|full] "
      "[--cache PATH|none] [--session OUT.kss.json] [--json]   compile, tune, plan, execute",
      cmdRun},
-    {"bench", "bench FILE [--devices L] [--repeat N] [--json]   one plan per device and the mixed plan, medians and ratios",
+    {"bench", "bench FILE [--devices L]... [--compare] [--baseline SEL] [--repeat N] [--json|--csv]   one plan per device and the mixed plan, medians and ratios; several --devices (or --compare): those selections side by side",
      cmdBench},
     {"selftest", "selftest [--devices L] [--programs N] [--seed S]   random programs on every device vs the host oracle",
      cmdSelftest},
