@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include "app/gui/main_window.h"
+#include "views/devices_view.h"
 #include "views/egraph_view.h"
 #include "views/graph_view.h"
 #include "views/program_view.h"
@@ -180,6 +181,61 @@ class TestMainWindow : public QObject {
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QVERIFY(w.controller().snapshot()->session);
     QCOMPARE(w.controller().snapshot()->program->graph.nodeCount(), nodes);
+  }
+
+  // Devices comparison through the controller: compile (its run joins the comparison), compare
+  // host and an OpenCL device (run on the worker; the session shown stays), recompile the same
+  // program (the comparison stays), cancel a comparison (nothing changes), open another program
+  // (the comparison is dropped).
+  void compareKeptAcrossRecompiles() {
+    std::string ocl;
+    for (const DeviceInfo& d : discoverDevices())
+      if (d.compiles() && ocl.empty()) ocl = d.name;
+    if (ocl.empty()) QSKIP("no OpenCL device");
+    MainWindow w;
+    w.show();
+    w.controller().compileOptions().tune = TuneLevel::None;
+    w.controller().compileOptions().cache = "none";
+    w.openFile(sample("softmax.ks"));
+    QVERIFY(waitIdle(w));
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    auto first = w.controller().comparison();
+    QVERIFY(first && first->entries.size() == 1);
+    std::string own;
+    for (const DeviceInfo& d : w.controller().snapshot()->session->devices()) own += (own.empty() ? "" : ",") + d.name;
+    QCOMPARE(first->entries[0].selection, own);
+    const Session* session = w.controller().snapshot()->session.get();
+
+    QSignalSpy changed(&w.controller(), &SessionController::comparisonChanged);
+    w.controller().compareDevices({"host", QString::fromStdString(ocl)}, 2);
+    QVERIFY(w.controller().isBusy());
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(changed.count(), 1);
+    auto c = w.controller().comparison();
+    const std::size_t n = own == ocl ? 2 : 3;
+    QCOMPARE(c->entries.size(), n);
+    QCOMPARE(c->entries.front().selection, std::string("host"));  // the order the view lists them
+    QVERIFY(c->find(ocl) && c->find(ocl)->error.empty() && c->find(ocl)->repeats == 2);
+    QCOMPARE(w.controller().snapshot()->session.get(), session);  // the session shown stays
+    QCOMPARE(w.devicesView()->comparisonModel()->columnCount(), 2 + DevicesView::kColumnsPerSelection * int(n));
+
+    w.controller().compile();  // the same program again: the comparison goes on
+    QVERIFY(waitIdle(w, 120000));
+    QCOMPARE(w.controller().comparison()->entries.size(), n);
+    QVERIFY(w.controller().comparison()->find("host"));
+
+    w.controller().compareDevices({"host"}, 1);
+    w.controller().cancel();
+    QVERIFY(waitIdle(w));
+    QCOMPARE(w.controller().comparison()->entries.size(), n);
+
+    w.openFile(sample("layer_norm.ks"));
+    QVERIFY(waitIdle(w));
+    QVERIFY(!w.controller().comparison() || w.controller().comparison()->empty());
+    QCOMPARE(w.devicesView()->comparisonModel()->rowCount(), 0);
   }
 
   void screenshot() {
