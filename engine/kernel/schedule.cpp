@@ -209,6 +209,14 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
               continue;
             push(mk(wg, wg == 0 ? 1 : 2, tm, tn, std::min<int64_t>(tn, 8), un));
           }
+    // Items along N with row tiles: neighbouring items read neighbouring elements of the (k, n)
+    // operand and share the (m, k) one, the form a CPU driver vectorizes across work-items.
+    for (int64_t wg : {16, 32})
+      for (int64_t tm : {4, 8, 16})
+        for (int64_t un : {1, 4}) {
+          if (!full && !(wg == 16 && tm == 8 && un == 4)) continue;
+          push(mk(wg, 1, tm, 1, 1, un));
+        }
     // Local tiling: a work-group shares [BM x Kt] and [Kt x BN] blocks of the operands.
     struct Tiled { int64_t wgN, wgM, tm, tn, kt, un; };
     const Tiled tiled[] = {{16, 16, 4, 4, 16, 4}, {8, 8, 4, 8, 16, 4}, {16, 8, 4, 8, 16, 4}, {8, 8, 8, 8, 16, 1},
