@@ -263,14 +263,15 @@ void AutotuneView::onRowSelected() {
 
 void AutotuneView::showKernel(std::optional<uint32_t> kernel, std::optional<uint32_t> device) {
   (void)device;
-  QChart* chart = chartView_->chart();
-  if (kernel == chartKernel_ && !chart->series().isEmpty()) return;
+  if (kernel == chartKernel_ && !chartView_->chart()->series().isEmpty()) return;
   chartKernel_ = kernel;
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
+  // A new chart each time: with the axes of a previous kernel removed from a chart that was
+  // never shown, Qt 6.4 kept drawing their labels under the new ones (seen in screenshots).
+  QChart* chart = new QChart;
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  QChart* old = chartView_->chart();
+  chartView_->setChart(chart);
+  delete old;
   const Session* session = model_->session();
   if (!kernel || !session) {
     chart->setTitle(tr("Schedules of the selected kernel"));

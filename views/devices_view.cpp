@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLogValueAxis>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -93,7 +94,7 @@ DevicesView::DevicesView(SessionContext* context, QWidget* parent) : QWidget(par
   top->addWidget(summary_, 1);
   top->addWidget(baseline_);
   top->addWidget(compareButton_);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* split = split_ = new QSplitter(Qt::Vertical, this);
   split->addWidget(devicesTable_);
   split->addWidget(compareTable_);
   split->addWidget(chartView_);
@@ -201,6 +202,15 @@ void DevicesView::fillDevices(const SessionSnapshot& s) {
   }
   updating_ = false;
   devicesTable_->resizeColumnsToContents();
+  // The selections table is short: give it the height of its rows, the rest to the comparison.
+  const int want = devicesTable_->horizontalHeader()->sizeHint().height() +
+                   devicesTable_->verticalHeader()->defaultSectionSize() * std::max(1, devices_->rowCount()) +
+                   2 * devicesTable_->frameWidth() + devicesTable_->horizontalScrollBar()->sizeHint().height() + 2;
+  const QList<int> sizes = split_->sizes();
+  if (sizes.size() == 3 && sizes[0] != want) {
+    const int all = sizes[0] + sizes[1] + sizes[2];
+    if (all > want) split_->setSizes({want, (all - want) * 2 / 5, (all - want) * 3 / 5});
+  }
   compareButton_->setEnabled(live_ && !checkedSelections().isEmpty());
   compareButton_->setToolTip(live_ ? tr("Compile and run the program once per checked selection")
                                     : tr("A session loaded from a file cannot run: open the program to run it"));
@@ -302,12 +312,14 @@ int DevicesView::chartBarCount() const {
 }
 
 void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
-  QChart* chart = chartView_->chart();
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
+  // A new chart each time (removed axes of an unshown chart kept drawing their labels in Qt 6.4).
+  QChart* chart = new QChart;
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->setTitle(tr("Time per kernel and in total (us)"));
+  QChart* old = chartView_->chart();
+  chartView_->setChart(chart);
+  delete old;
   if (!comparison_ || rows.empty()) return;
   double lo = 0, hi = 0;
   for (const ComparisonRow& r : rows)
@@ -319,6 +331,24 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
   // The reference executor can be 100x slower than a device: a log axis keeps both readable.
   const bool logScale = lo > 0 && hi / lo > 30;
   const double floor = logScale ? std::pow(10.0, std::floor(std::log10(lo))) : 0.0;
+  // Many kernels (a transformer has ~30): chart the slowest ones, the rest as one "other" bar.
+  constexpr std::size_t kMaxKernelBars = 8;
+  std::vector<std::size_t> kernels, tail;
+  for (std::size_t ri = 0; ri < rows.size(); ++ri)
+    if (rows[ri].kind != "copy" && rows[ri].kind != "total") kernels.push_back(ri);
+  auto slowestNs = [&rows](std::size_t ri) {
+    double m = 0;
+    for (const ComparisonCell& c : rows[ri].cells) m = std::max(m, c.present ? c.ns : 0.0);
+    return m;
+  };
+  if (kernels.size() > kMaxKernelBars) {
+    std::stable_sort(kernels.begin(), kernels.end(), [&](std::size_t a, std::size_t b) { return slowestNs(a) > slowestNs(b); });
+    tail.assign(kernels.begin() + kMaxKernelBars, kernels.end());
+    kernels.resize(kMaxKernelBars);
+  }
+  std::vector<std::size_t> shown = kernels;
+  for (std::size_t ri = 0; ri < rows.size(); ++ri)
+    if (rows[ri].kind == "copy" || rows[ri].kind == "total") shown.push_back(ri);
   auto* series = new QBarSeries;
   const std::size_t totalRow = rows.size() - 1;
   for (std::size_t ei = 0; ei < comparison_->entries.size(); ++ei) {
@@ -328,22 +358,29 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
     if (!e.error.empty()) name += tr(" (failed)");
     else if (total.speedup > 0) name += QString(" (%1x)").arg(total.speedup, 0, 'f', 2);
     auto* set = new QBarSet(name);
-    for (const ComparisonRow& r : rows) {
-      const ComparisonCell& c = r.cells[ei];
-      *set << (c.present && c.ns > 0 ? c.ns / 1e3 : floor);
+    auto value = [&](double ns) { return ns > 0 ? std::max(ns / 1e3, floor) : floor; };
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      if (!tail.empty() && i == kernels.size()) {
+        double ns = 0;
+        for (std::size_t ri : tail) ns += rows[ri].cells[ei].present ? rows[ri].cells[ei].ns : 0.0;
+        *set << value(ns);
+      }
+      const ComparisonCell& c = rows[shown[i]].cells[ei];
+      *set << value(c.present ? c.ns : 0.0);
     }
     series->append(set);
   }
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
   QStringList cats;
-  for (const ComparisonRow& r : rows) {
-    QString c = QString::fromStdString(r.name);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (!tail.empty() && i == kernels.size()) cats << tr("%1 other kernels").arg(tail.size());
+    QString c = QString::fromStdString(rows[shown[i]].name);
     if (c.startsWith("reference executor")) c = "host reference";
-    cats << (c.size() > 20 ? c.left(18) + "…" : c);
+    cats << (c.size() > 22 ? c.left(20) + "…" : c);
   }
   x->append(cats);
-  if (rows.size() > 8) x->setLabelsAngle(-60);
+  if (cats.size() > 8) x->setLabelsAngle(-45);
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
   if (logScale) {

@@ -14,6 +14,7 @@ class QChartView;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QStandardItemModel;
 class QTableView;
 
@@ -38,6 +39,8 @@ class DevicesView : public QWidget, public SessionView {
   // The checked selections (each a --devices list: "host", "opencl:0:0,openblas").
   QStringList checkedSelections() const;
   void setChecked(const QStringList& selections);
+  // Bars in the chart: one per shown row and selection (at most 8 kernels, the rest as one
+  // "other kernels" bar, then copies and total).
   int chartBarCount() const;
   // Columns of the comparison table per selection (after "kernel" and "kind").
   // "us (speed-up)" (value: us, UserRole+2: the speed-up), "GFLOP/s (% peak)", "GB/s (% peak)"
@@ -64,6 +67,7 @@ class DevicesView : public QWidget, public SessionView {
   QComboBox* baseline_;
   QLabel* summary_;
   QChartView* chartView_;
+  QSplitter* split_;
   bool updating_ = false;
 };
 

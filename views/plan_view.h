@@ -1,5 +1,6 @@
-// The Plan view: the execution plan's ordered launches and copies, its memory (peak per pool and
-// what buffer reuse saved), and a timeline of the last run with one lane per device.
+// The Plan view: the execution plan's ordered launches and copies, the plan as a graph (launches
+// grouped per device, copies between them, joined by the buffers they pass), its memory (peak per
+// pool and what buffer reuse saved), and a timeline of the last run with one lane per device.
 #pragma once
 #include <QWidget>
 #include <memory>
@@ -7,12 +8,21 @@
 #include "views/session_view.h"
 
 class QGraphicsScene;
+class QSplitter;
 class QGraphicsView;
 class QLabel;
 class QStandardItemModel;
 class QTableView;
 
 namespace ks {
+
+class GraphView;
+struct GraphModel;
+
+// The plan as a graph: one node per launch (key = step index; the device in its label, gemms
+// styled apart), one per copy of a computed value (uploads of bound inputs are left out), one per output; an edge per
+// computed buffer a drawn step reads.
+GraphModel planGraphModel(const Session& s);
 
 class PlanView : public QWidget, public SessionView {
   Q_OBJECT
@@ -29,6 +39,7 @@ class PlanView : public QWidget, public SessionView {
   QGraphicsScene* timeline() const { return scene_; }
   int timelineBars() const { return bars_; }
   int timelineLanes() const { return lanes_; }
+  GraphView* graphView() const { return graph_; }
 
  private:
   void buildTimeline();
@@ -40,6 +51,7 @@ class PlanView : public QWidget, public SessionView {
   QLabel* memory_;
   QGraphicsScene* scene_;
   QGraphicsView* timelineView_;
+  GraphView* graph_;
   int bars_ = 0, lanes_ = 0;
   bool updating_ = false;
 };

@@ -1,5 +1,6 @@
 // kernelscope: the GUI. `kernelscope [FILE] [--compile] [--compare LIST] [--raise VIEWS] [--screenshot PATH]`.
 #include <QApplication>
+#include <QDockWidget>
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QStandardItemModel>
@@ -33,11 +34,13 @@ int main(int argc, char** argv) {
                              "LIST");
   QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Kernel, Plan, Devices, Fusion, Outputs, Log).",
                            "NAMES");
+  QCommandLineOption hide("hide", "Views to close, comma-separated (e.g. Program,Log), to give the others room.", "NAMES");
   QCommandLineOption dockWidth("dock-width", "Width in pixels of the raised views' dock area (with --raise).", "PX", "0");
   QCommandLineOption selectKernel("select-kernel", "Select this kernel (index) before --screenshot.", "N");
   parser.addOption(compare);
   parser.addOption(raise);
   parser.addOption(dockWidth);
+  parser.addOption(hide);
   parser.addOption(selectKernel);
   parser.addOption(compile);
   parser.addOption(tune);
@@ -79,6 +82,9 @@ int main(int argc, char** argv) {
       QObject::disconnect(*conn);
     });
   }
+  for (const QString& name : parser.value(hide).split(',', Qt::SkipEmptyParts))
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+      if (d->objectName().compare(name.trimmed() + "Dock", Qt::CaseInsensitive) == 0) d->close();
   for (const QString& name : parser.value(raise).split(',', Qt::SkipEmptyParts))
     if (!w.raiseDock(name.trimmed(), parser.value(dockWidth).toInt()))
       std::fprintf(stderr, "no view named %s\n", qPrintable(name));

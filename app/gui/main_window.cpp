@@ -333,7 +333,13 @@ void MainWindow::about() {
 
 QString MainWindow::statusMessage() const { return status_->text(); }
 
-bool MainWindow::isBusy() const { return controller_.isBusy() || egraph_->graphView()->isBusy(); }
+bool MainWindow::isBusy() const {
+  if (controller_.isBusy()) return true;
+  // Every graph view (e-graph, fusion, plan) lays out on the layout worker.
+  for (GraphView* g : findChildren<GraphView*>())
+    if (g->isBusy()) return true;
+  return false;
+}
 
 bool MainWindow::raiseDock(const QString& name, int width) {
   for (QDockWidget* d : findChildren<QDockWidget*>())

@@ -67,14 +67,15 @@ __kernel void ks_peak_copy(__global const float4* a, __global float4* b) {
 }
 __kernel void ks_peak_fma(__global const float* s, __global float* out) {
   const size_t i = get_global_id(0);
-  const float8 m = (float8)(s[0]), c = (float8)(s[1]);
-  const float8 base = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + i * 1e-7f;
-  float8 x0 = base, x1 = base + 1, x2 = base + 2, x3 = base + 3;
-  for (int k = 0; k < 64; ++k) {
+  const float16 m = (float16)(s[0]), c = (float16)(s[1]);
+  const float16 b = (float16)(i * 1e-7f);
+  float16 x0 = b, x1 = b + 1, x2 = b + 2, x3 = b + 3, x4 = b + 4, x5 = b + 5, x6 = b + 6, x7 = b + 7;
+  for (int k = 0; k < 16; ++k) {
     x0 = mad(x0, m, c); x1 = mad(x1, m, c); x2 = mad(x2, m, c); x3 = mad(x3, m, c);
+    x4 = mad(x4, m, c); x5 = mad(x5, m, c); x6 = mad(x6, m, c); x7 = mad(x7, m, c);
   }
-  const float8 r = x0 + x1 + x2 + x3;
-  out[i] = r.s0 + r.s1 + r.s2 + r.s3 + r.s4 + r.s5 + r.s6 + r.s7;
+  const float16 r = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+  out[i] = r.s0 + r.s1 + r.s2 + r.s3 + r.s4 + r.s5 + r.s6 + r.s7 + r.s8 + r.s9 + r.sa + r.sb + r.sc + r.sd + r.se + r.sf;
 }
 )CL";
 
@@ -123,7 +124,7 @@ DevicePeaks openclPeaks(OpenCLDevice& dev) {
       const double ns = static_cast<double>(dev.launch(fma.get(), {&s, &out}, gg, nullptr));
       if (ns > 0) t = std::min(t, ns);
     }
-    if (t < 1e300) p.gflops = 2.0 * 4 * 8 * 64 * static_cast<double>(items) / t;  // 4 float8 chains, 64 steps
+    if (t < 1e300) p.gflops = 2.0 * 8 * 16 * 16 * static_cast<double>(items) / t;  // 8 float16 chains, 16 steps
     if (t >= 20e6 || items >= maxItems) break;
     items *= t < 2.5e6 ? 8 : 2;
     items = std::min(items, maxItems);

@@ -17,7 +17,7 @@ struct DevicePeaks {
 // What each kind measures:
 // - host: one thread (the reference executor is single-threaded): a 64 MiB memcpy and 16
 //   independent float multiply-add chains;
-// - opencl: a float4 copy kernel over 32 MiB and a kernel of 4 independent float8 mad chains per
+// - opencl: a float4 copy kernel over 32 MiB and a kernel of 8 independent float16 mad chains per
 //   work-item, grown until it runs >= 20 ms; best of three, device time from profiling events;
 // - openblas: the memcpy figure and the median of a 512x512x512 cblas_sgemm.
 // `device` is the opened OpenCL device when the caller has one (else it is opened here).

@@ -64,7 +64,7 @@ class TestDevicesView : public QObject {
     comparison_->programKey = session_->program().cacheKey();
     comparison_->programName = "softmax";
     const Program program = loadProgramFile(KS_SOURCE_DIR "/samples/softmax.ks");
-    for (const std::string sel : {std::string("host"), opencl_}) {
+    for (const std::string& sel : {std::string("host"), opencl_}) {
       const ComparisonEntry e = measureSelection(program, o, sel, 2);
       QVERIFY2(e.error.empty(), e.error.c_str());
       QCOMPARE(e.repeats, 2);

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "tests/views/session_fixture.h"
+#include "views/graph_model.h"
+#include "views/graph_view.h"
 #include "views/plan_view.h"
 #include "views/table_export.h"
 
@@ -41,6 +43,23 @@ class TestPlanView : public QObject {
     std::set<std::string> devs;
     for (const StepTiming& s : run.steps) devs.insert(s.device);
     QCOMPARE(v.timelineLanes(), int(devs.size()));
+    // The plan graph: launches and copies of computed values (not uploads of bound inputs), and
+    // the outputs; an edge per computed buffer a drawn step reads, one into each output node.
+    std::set<uint32_t> produced;
+    std::size_t drawn = 0, reads = 0;
+    for (const PlanStep& st : plan.steps) {
+      if (st.kind == PlanStep::Kind::Copy && !produced.count(st.inputs[0])) continue;
+      ++drawn;
+      for (uint32_t in : st.inputs) reads += produced.count(in);
+      for (uint32_t o : st.outputs) produced.insert(o);
+    }
+    std::size_t outs = 0;
+    for (const auto& o : plan.outputs) outs += produced.count(o.second);
+    const GraphModel gm = planGraphModel(*session_);
+    QCOMPARE(gm.nodes.size(), drawn + outs);
+    QCOMPARE(gm.edges.size(), reads + outs);
+    QVERIFY(gm.clusters.empty());
+    QCOMPARE(v.graphView()->model().nodes.size(), gm.nodes.size());
     if (!qEnvironmentVariableIsEmpty("KS_SCREENSHOT_DIR")) {
       v.resize(1100, 600);
       v.show();
