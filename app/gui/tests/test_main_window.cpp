@@ -209,9 +209,24 @@ class TestMainWindow : public QObject {
     const Session* session = w.controller().snapshot()->session.get();
 
     QSignalSpy changed(&w.controller(), &SessionController::comparisonChanged);
+    // Watchdog, as for the compile: the comparison compiles and runs on the worker.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, worst = 0;
+    QTimer watchdog;
+    connect(&watchdog, &QTimer::timeout, [&] {
+      const qint64 now = clock.elapsed();
+      worst = std::max(worst, now - last);
+      last = now;
+    });
+    watchdog.start(10);
     w.controller().compareDevices({"host", QString::fromStdString(ocl)}, 2);
     QVERIFY(w.controller().isBusy());
     QVERIFY(waitIdle(w, 120000));
+    watchdog.stop();
+    qInfo("comparison took %lld ms; worst GUI-thread stall %lld ms", static_cast<long long>(clock.elapsed()),
+          static_cast<long long>(worst));
+    QVERIFY2(worst < 1000, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QCOMPARE(changed.count(), 1);
     auto c = w.controller().comparison();
