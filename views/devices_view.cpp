@@ -331,8 +331,8 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
   // The reference executor can be 100x slower than a device: a log axis keeps both readable.
   const bool logScale = lo > 0 && hi / lo > 30;
   const double floor = logScale ? std::pow(10.0, std::floor(std::log10(lo))) : 0.0;
-  // Many kernels (a transformer has ~30): chart the slowest ones, the rest as one "other" bar.
-  constexpr std::size_t kMaxKernelBars = 8;
+  // Many kernels (a transformer has ~30): chart the 7 slowest, the rest as one "other" bar.
+  constexpr std::size_t kMaxKernelBars = 7;
   std::vector<std::size_t> kernels, tail;
   for (std::size_t ri = 0; ri < rows.size(); ++ri)
     if (rows[ri].kind != "copy" && rows[ri].kind != "total") kernels.push_back(ri);
@@ -380,7 +380,13 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
     cats << (c.size() > 22 ? c.left(20) + "…" : c);
   }
   x->append(cats);
-  if (cats.size() > 8) x->setLabelsAngle(-45);
+  // Slanted and a point smaller when there are many, so kernel names are not elided.
+  if (cats.size() > 6) {
+    x->setLabelsAngle(-30);
+    QFont f = x->labelsFont();
+    f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1));
+    x->setLabelsFont(f);
+  }
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
   if (logScale) {

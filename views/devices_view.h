@@ -39,7 +39,7 @@ class DevicesView : public QWidget, public SessionView {
   // The checked selections (each a --devices list: "host", "opencl:0:0,openblas").
   QStringList checkedSelections() const;
   void setChecked(const QStringList& selections);
-  // Bars in the chart: one per shown row and selection (at most 8 kernels, the rest as one
+  // Bars in the chart: one per shown row and selection (at most 7 kernels, the rest as one
   // "other kernels" bar, then copies and total).
   int chartBarCount() const;
   // Columns of the comparison table per selection (after "kernel" and "kind").

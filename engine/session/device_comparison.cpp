@@ -147,8 +147,18 @@ std::vector<ComparisonRow> DeviceComparison::rows(const std::string& baselineSel
           if (d->peakGflops > 0) c.peakGflopsPct = 100.0 * c.gflops / d->peakGflops;
           if (d->peakGBs > 0) c.peakGBsPct = 100.0 * c.gbps / d->peakGBs;
         }
-      if (base >= 0 && r.cells[base].present && r.cells[base].ns > 0 && c.ns > 0) c.speedup = r.cells[base].ns / c.ns;
     }
+    // Against the chosen selection's cell; with no choice, against the slowest selection that
+    // ran this row (the host's reference executor has no per-kernel times to compare with).
+    double baseNs = 0;
+    if (!baselineSelection.empty() && base >= 0 && entries[base].selection == baselineSelection) {
+      if (r.cells[base].present) baseNs = r.cells[base].ns;
+    } else {
+      for (const ComparisonCell& c : r.cells)
+        if (c.present) baseNs = std::max(baseNs, c.ns);
+    }
+    for (ComparisonCell& c : r.cells)
+      if (c.present && c.ns > 0 && baseNs > 0) c.speedup = baseNs / c.ns;
   }
   return out;
 }

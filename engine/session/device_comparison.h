@@ -37,7 +37,7 @@ struct ComparisonCell {
   double bytes = 0;        // bytes they moved (0 when unknown)
   double gflops = 0, gbps = 0;
   double peakGflopsPct = 0, peakGBsPct = 0;  // against the device's peak; 0 when unknown
-  double speedup = 0;      // baseline ns / ns (0 when either is missing)
+  double speedup = 0;      // baseline ns / ns (0 when there is no baseline cell)
 };
 
 struct ComparisonRow {
@@ -65,7 +65,9 @@ class DeviceComparison {
   // among the entries that ran; -1 when none ran.
   int baseline(const std::string& selection = "") const;
   // The table: kernels in first-seen order over the entries, then "copies" (every copy step
-  // together) when any entry copied, then "total". Speed-ups against `baseline(selection)`.
+  // together) when any entry copied, then "total". Speed-ups: against the named selection's cell
+  // of the same row (none where it did not run that row), or, with no selection named (or one not
+  // compared), against the slowest cell of the row.
   std::vector<ComparisonRow> rows(const std::string& baselineSelection = "") const;
   // The same table as CSV (header: kernel, kind, then per entry time_us, speedup, device,
   // GFLOP/s, GB/s, % peak FLOP/s, % peak GB/s).

@@ -28,17 +28,17 @@ DeviceInfo dev(const std::string& name, DeviceKind k, double gbs, double gflops)
 // a gemm 50 ns, k1 80 ns (1.25 GFLOP/s, 12.5 GB/s); total 130.
 DeviceComparison handBuilt() {
   DeviceComparison c;
-  ComparisonEntry host{"host", {dev("host", DeviceKind::Host, 10, 4)}, {}, 1, 0, ""};
+  ComparisonEntry host{"host", {dev("host", DeviceKind::Host, 10, 4)}, {}, 1, 0, "", {}};
   host.run.steps = {step("reference executor (node by node)", "host", "host", 1000)};
   host.run.totalNs = 1000;
-  ComparisonEntry ocl{"opencl:0:0", {dev("opencl:0:0", DeviceKind::OpenCL, 20, 100)}, {}, 1, 0, ""};
+  ComparisonEntry ocl{"opencl:0:0", {dev("opencl:0:0", DeviceKind::OpenCL, 20, 100)}, {}, 1, 0, "", {}};
   ocl.run.steps = {step("copy %1 -> opencl:0:0", "opencl:0:0", "copy", 100, 0, 1),
                    step("kernel k0 on opencl:0:0", "opencl:0:0", "launch", 200, 2, 4),
                    step("kernel k1 on opencl:0:0", "opencl:0:0", "launch", 100, 1, 10),
                    step("copy %9 -> host", "host", "copy", 50, 0, 2)};
   ocl.run.totalNs = 450;
   ComparisonEntry blas{"opencl:0:0,openblas",
-                       {dev("opencl:0:0", DeviceKind::OpenCL, 20, 100), dev("openblas", DeviceKind::OpenBlas, 10, 50)}, {}, 1, 0, ""};
+                       {dev("opencl:0:0", DeviceKind::OpenCL, 20, 100), dev("openblas", DeviceKind::OpenBlas, 10, 50)}, {}, 1, 0, "", {}};
   blas.run.steps = {step("sgemm 4x4x4 batch 1 on openblas", "openblas", "gemm", 50),
                     step("kernel k1 on opencl:0:0", "opencl:0:0", "launch", 80, 1.25, 12.5)};
   blas.run.totalNs = 130;
@@ -86,11 +86,15 @@ class TestDeviceComparison : public QObject {
     QCOMPARE(total.cells[1].speedup, 1000.0 / 450);
     QCOMPARE(total.cells[2].speedup, 1000.0 / 130);
     QCOMPARE(total.cells[2].device, std::string("opencl:0:0+openblas"));
-    // k0 exists only on opencl: no baseline cell, no speed-up; 400 FLOP in 200 ns = 2 GFLOP/s,
+    // k0 exists only on opencl: it is its own slowest (1.0); 400 FLOP in 200 ns = 2 GFLOP/s,
     // 2% of 100; 800 bytes in 200 ns = 4 GB/s, 20% of 20.
     const ComparisonCell& k0 = rowNamed(rows, "kernel k0").cells[1];
     QVERIFY(k0.present);
-    QCOMPARE(k0.speedup, 0.0);
+    QCOMPARE(k0.speedup, 1.0);
+    // k1: 100 ns on opencl (the slowest of the row), 80 with openblas beside it.
+    QCOMPARE(rowNamed(rows, "kernel k1").cells[1].speedup, 1.0);
+    QCOMPARE(rowNamed(rows, "kernel k1").cells[2].speedup, 100.0 / 80);
+    QCOMPARE(rowNamed(rows, "copies").cells[1].speedup, 1.0);
     QCOMPARE(k0.gflops, 2.0);
     QCOMPARE(k0.peakGflopsPct, 2.0);
     QCOMPARE(k0.gbps, 4.0);
@@ -109,11 +113,17 @@ class TestDeviceComparison : public QObject {
   }
 
   void rowsAgainstChosenBaseline() {
-    const auto rows = handBuilt().rows("opencl:0:0");
+    const auto rows = handBuilt().rows("opencl:0:0,openblas");
     const ComparisonRow& k1 = rowNamed(rows, "kernel k1");
-    QCOMPARE(k1.cells[1].speedup, 1.0);
-    QCOMPARE(k1.cells[2].speedup, 100.0 / 80);
-    QCOMPARE(rowNamed(rows, "total").cells[0].speedup, 450.0 / 1000);
+    QCOMPARE(k1.cells[1].speedup, 80.0 / 100);
+    QCOMPARE(k1.cells[2].speedup, 1.0);
+    QCOMPARE(rowNamed(rows, "total").cells[0].speedup, 130.0 / 1000);
+    // k0 never ran with openblas: no speed-ups on its row against that selection.
+    QCOMPARE(rowNamed(rows, "kernel k0").cells[1].speedup, 0.0);
+    // Against host: only the reference row and the total have a host cell.
+    const auto vsHost = handBuilt().rows("host");
+    QCOMPARE(rowNamed(vsHost, "kernel k1").cells[1].speedup, 0.0);
+    QCOMPARE(rowNamed(vsHost, "total").cells[1].speedup, 1000.0 / 450);
   }
 
   void addReplacesSameSelection() {
