@@ -95,15 +95,24 @@ int main(int argc, char** argv) {
         for (auto& m : s.trace().measurements) coldMeasured += !m.cached;
       }
       t0 = Clock::now();
+      std::string breakdown;
       {
         Session s(loadProgramFile(source("samples/transformer.ks")), o);
+        char part[64];
+        std::snprintf(part, sizeof part, "open %.0f ms", msSince(t0));
+        breakdown = part;
         s.runTo(Stage::Planned);
         warm = msSince(t0);
         for (auto& m : s.trace().measurements) warmMeasured += !m.cached;
+        for (auto& st : s.trace().stageTimes) {
+          std::snprintf(part, sizeof part, ", %s %.0f ms", stageName(st.stage), st.ms);
+          breakdown += part;
+        }
       }
       std::printf("compile transformer.ks --tune quick on [%s]: cold %.0f ms (%d schedules measured), warm %.0f ms "
                   "(%d measured) -> warm is %.1fx faster\n",
                   devices.c_str(), cold, coldMeasured, warm, warmMeasured, cold / warm);
+      std::printf("  warm: %s\n", breakdown.c_str());
     }
     // 3. the sample models.
     for (const char* f : {"samples/mlp.ks", "samples/lenet.ks", "samples/transformer.ks", "samples/softmax.ks",

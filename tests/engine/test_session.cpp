@@ -144,6 +144,31 @@ class TestSession : public QObject {
     fs::remove(cache);
   }
 
+  // Two kernels of the same structure are searched once: the second takes the first's winner,
+  // so a warm compile (which finds both in the cache) builds the same program the cold one built.
+  void identicalKernelsAreTunedOnce() {
+    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    SessionOptions o;
+    o.tune = TuneLevel::Quick;
+    o.cache = "none";
+    o.devices = "opencl:0:0";
+    Session s(parseKs("input a: f32[64, 256]\ninput b: f32[64, 256]\nya = softmax(a, axis=-1)\n"
+                      "yb = softmax(b, axis=-1)\noutput ya\noutput yb\n",
+                      "twins.ks"),
+              o);
+    s.runTo(Stage::Planned);
+    const auto& t = s.trace();
+    int same = 0;
+    for (const TuneSearch& sr : t.searches)
+      if (sr.stopReason.rfind("same kernel as", 0) == 0) {
+        ++same;
+        QVERIFY(!sr.winner.empty());
+        for (const TuneMeasurement& m : t.measurements) QVERIFY(m.kernel != sr.kernel);
+      }
+    QCOMPARE(same, int(t.kernels.size()) / 2);
+    QVERIFY(s.run({}, true).verifyPassed);
+  }
+
   void corruptCacheIsRebuilt() {
     const std::string cache = tempPath("corrupt.sqlite");
     std::ofstream(cache) << "this is not a database, just bytes that look wrong";
