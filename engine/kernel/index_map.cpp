@@ -25,12 +25,23 @@ std::vector<Idx> unflatten(const Idx& flat, const Shape& shape) {
   return out;
 }
 
+Shape gridShape(const Shape& S) {
+  Shape g;
+  for (int64_t d : S)
+    if (d != 1) g.push_back(d);
+  return g;
+}
+
 std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n) {
-  const std::size_t r = S.size();
+  const Shape G = gridShape(S);
+  const std::size_t r = G.size();
+  std::vector<Idx> grid;
+  if (r >= 3) grid = unflatten(b, Shape(G.begin(), G.end() - 2));
+  if (r >= 2) grid.push_back(m);
+  if (r >= 1) grid.push_back(n);
   std::vector<Idx> out;
-  if (r >= 3) out = unflatten(b, Shape(S.begin(), S.end() - 2));
-  if (r >= 2) out.push_back(m);
-  if (r >= 1) out.push_back(n);
+  std::size_t next = 0;
+  for (int64_t d : S) out.push_back(d == 1 ? idx::cst(0) : grid[next++]);
   return out;
 }
 

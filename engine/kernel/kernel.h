@@ -70,8 +70,9 @@ class Kernel {
   // an op that exists only after lowering and never fired).
   bool isPrecededByReduce(int32_t op) const;
   bool isPrecededByCompute(int32_t op) const;
-  // True if a movement op reads a reduce's result (directly or through other ops).
-  bool hasMoveAfterReduce() const;
+  // True if a movement op reads a reduce's result (directly or through other ops); with
+  // `exceptUnitReshapes`, reshapes that only add or drop axes of size 1 do not count.
+  bool hasMoveAfterReduce(bool exceptUnitReshapes = false) const;
 
   // Appends all ops of `other` (params included, in order); returns the old->new index map.
   std::vector<int32_t> append(const Kernel& other);

@@ -80,12 +80,13 @@ LocalTilePlan planLocalTiles(const Kernel& k) {
     plan.why = "needs exactly one reduce at output level";
     return plan;
   }
-  const Shape& S = k.at(g.primaryStore).shape;
-  if (k.at(g.topReduce).shape != S) {
+  // The reduce's own shape: it differs from the store's at most by axes of size 1.
+  const Shape& S = k.at(g.topReduce).shape;
+  if (gridShape(S) != gridShape(k.at(g.primaryStore).shape)) {
     plan.why = "the reduce's result is reshaped before it is stored";
     return plan;
   }
-  if (k.hasMoveAfterReduce()) {
+  if (k.hasMoveAfterReduce(true)) {
     plan.why = "a movement op follows the reduce";
     return plan;
   }

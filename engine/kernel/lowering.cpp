@@ -32,7 +32,7 @@ struct Lane {
 struct TileContext {
   LocalTilePlan plan;
   std::vector<int32_t> localOf;  // parallel to plan.operands: the Local array
-  Shape S;                       // the output shape
+  Shape S;                       // the reduce's shape (the output's, up to axes of size 1)
   Idx z, m0, n0, lid;            // batch index, first row and column of the block, linear local id
   int64_t BM = 1, BN = 1, Kt = 1, items = 1;
   int staged(int32_t param) const {
@@ -561,8 +561,9 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
   lk.launches.emplace_back();
   LoweredLaunch& L = lk.launches.back();
   L.name = "k" + std::to_string(lk.launches.size() - 1);
-  const std::size_t r = S.size();
-  const int64_t N = r >= 1 ? S[r - 1] : 1, M = r >= 2 ? S[r - 2] : 1;
+  const Shape G = gridShape(S);
+  const std::size_t r = G.size();
+  const int64_t N = r >= 1 ? G[r - 1] : 1, M = r >= 2 ? G[r - 2] : 1;
   const int64_t B = numel(S) / (N * M);
   const int64_t gx = ceilDiv(N, s.tileN), gy = ceilDiv(M, s.tileM);
   L.global[0] = s.wgN > 0 ? ceilDiv(gx, s.wgN) * s.wgN : gx;
@@ -584,7 +585,7 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
     x = idx::add(idx::mul(bx, s.wgN), lx);
     y = idx::add(idx::mul(by, s.wgM), ly);
     tile.plan = planLocalTiles(k);
-    tile.S = S;
+    tile.S = k.at(tile.plan.reduce).shape;  // staging lanes index the reduce's operand
     tile.BM = s.wgM * s.tileM, tile.BN = s.wgN * s.tileN, tile.Kt = s.localTileK, tile.items = s.wgN * s.wgM;
     tile.z = z, tile.m0 = idx::mul(by, tile.BM), tile.n0 = idx::mul(bx, tile.BN);
     tile.lid = idx::add(idx::mul(ly, s.wgN), lx);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "engine/kernel/index_map.h"
 #include "engine/kernel/kernel.h"
 #include "engine/kernel/local_tiling.h"
 
@@ -67,11 +68,12 @@ KernelGridInfo kernelGridInfo(const Kernel& k) {
   }
   if (g.primaryStore < 0) return g;
   const Shape& S = k.at(g.primaryStore).shape;
-  const std::size_t r = S.size();
-  g.N = r >= 1 ? S[r - 1] : 1;
-  g.M = r >= 2 ? S[r - 2] : 1;
+  const Shape G = gridShape(S);
+  const std::size_t r = G.size();
+  g.N = r >= 1 ? G[r - 1] : 1;
+  g.M = r >= 2 ? G[r - 2] : 1;
   g.B = 1;
-  for (std::size_t i = 0; i + 2 < r; ++i) g.B *= S[i];
+  for (std::size_t i = 0; i + 2 < r; ++i) g.B *= G[i];
   for (int32_t s : k.storeOps())
     if (k.at(s).shape != S) g.sameShapeStores = false;
   std::vector<int32_t> tops;

@@ -136,6 +136,17 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.unary(k.reduce(k.binary(ae, be, BinaryOp::Mul), ReduceOp::Sum), UnaryOp::Tanh));
     cs.push_back({"batched_matmul_even", k, K});
   }
+  {  // the transformer's up-projection form: unit axes around the grid, a reshape after the reduce
+    Kernel k;
+    const int64_t M = 8, N = 16, K = 16;
+    const int32_t a = rd(k, DType::F32, {1, M, 1, K}), b = rd(k, DType::F32, {K, N}), o = rw(k, DType::F32, {1, M, 1, N});
+    const int32_t ae = k.move(a, MoveKind::Expand, {1, M, N, K});
+    const int32_t be = k.move(k.move(k.move(b, MoveKind::Permute, {1, 0}), MoveKind::Reshape, {1, 1, N, K}),
+                              MoveKind::Expand, {1, M, N, K});
+    const int32_t v = k.unary(k.reduce(k.binary(ae, be, BinaryOp::Mul), ReduceOp::Sum), UnaryOp::Erf);
+    k.store(o, k.move(v, MoveKind::Reshape, {1, M, 1, N}));
+    cs.push_back({"matmul_unit_axes", k, K});
+  }
   {  // ints: div/mod with negative values and zero divisors, max, sum in i64
     Kernel k;
     const int32_t a = rd(k, DType::I32, {6, 7}), b = rd(k, DType::I32, {6, 7});

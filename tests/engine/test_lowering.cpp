@@ -177,7 +177,7 @@ class TestLowering : public QObject {
   // Local tiling stages both matmul operands, loops over K blocks with barriers, and gives the
   // unlowered interpreter's values; kernels it cannot help are refused with a reason.
   void localTiling() {
-    for (const char* name : {"matmul_even", "batched_matmul_even"}) {
+    for (const char* name : {"matmul_even", "batched_matmul_even", "matmul_unit_axes"}) {
       const auto cases = loweringCases();
       const KernelCase c = *std::find_if(cases.begin(), cases.end(), [&](const KernelCase& k) { return k.name == name; });
       const LocalTilePlan plan = planLocalTiles(c.kernel);
