@@ -51,6 +51,30 @@ class MemoryCache : public TuningCache {
   std::map<std::pair<uint64_t, std::string>, std::vector<CachedMeasurement>> meas_;
   std::map<std::pair<uint64_t, std::string>, CachedSearch> searches_;
 };
+
+// Without SQLite, the sessions of one process that name the same cache share one memory cache
+// (a GUI recompile, a benchmark's warm compile), as they would share the file.
+class SharedMemoryCache : public TuningCache {
+ public:
+  explicit SharedMemoryCache(const std::string& name) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<TuningCache>> caches;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& c = caches[name];
+    if (!c) c = makeMemoryCache();
+    target_ = c;
+  }
+  std::vector<CachedMeasurement> measurements(uint64_t k, const std::string& d) override { return target_->measurements(k, d); }
+  void putMeasurement(uint64_t k, const std::string& d, const CachedMeasurement& m) override { target_->putMeasurement(k, d, m); }
+  std::optional<CachedSearch> search(uint64_t k, const std::string& d, const std::string& l) override { return target_->search(k, d, l); }
+  void putSearch(uint64_t k, const std::string& d, const std::string& l, const CachedSearch& s) override { target_->putSearch(k, d, l, s); }
+  void clear() override { target_->clear(); }
+  std::string location() const override { return "memory (shared in this process)"; }
+  bool persistent() const override { return false; }
+
+ private:
+  std::shared_ptr<TuningCache> target_;
+};
 }  // namespace
 
 std::unique_ptr<TuningCache> makeMemoryCache() { return std::make_unique<MemoryCache>(); }
@@ -67,8 +91,8 @@ std::unique_ptr<TuningCache> TuningCache::open(const std::string& pathIn, std::s
   if (pathIn == "none") return makeMemoryCache();
 #ifndef KS_WITH_SQLITE
   if (warning && !pathIn.empty())
-    *warning = "this build has no SQLite (KS_WITH_SQLITE=OFF): the tuning cache lives in memory";
-  return makeMemoryCache();
+    *warning = "this build has no SQLite (KS_WITH_SQLITE=OFF): the tuning cache lives in memory, shared by the sessions of this process";
+  return std::make_unique<SharedMemoryCache>(pathIn);
 #else
   const std::string path = pathIn.empty() ? defaultPath() : pathIn;
   try {
