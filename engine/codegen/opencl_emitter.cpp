@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -185,10 +188,213 @@ class Emitter {
     return bufExpr(b) + "[" + index + "]";
   }
 
+  // ---- vector groups
+  // A register tile computes the same operation for neighbouring lanes: a row of products of one
+  // scalar with the lanes of a vector load, then lane-wise accumulation. These statements are
+  // written as one vector statement (float8 ...): CPU drivers do not vectorize across the
+  // work-items of a loop body, so without this a tile runs on scalar registers. Each lane does
+  // the same operations in the same order as the scalar code.
+  struct VecLane { std::string vec; int lane = 0; int width = 0; };
+  struct BlockPlan {
+    std::map<std::size_t, std::string> code;  // statement index -> vector code written in its place
+    std::set<std::size_t> skip;               // members written by another statement's code
+  };
+  std::map<int32_t, VecLane> lanes_;  // scalar variable -> lane of a vector value in the code
+  std::map<const std::vector<LStmt>*, BlockPlan> plans_;
+  int vectors_ = 0;
+
+  static bool vectorOp(const LStmt& s, DType t) {
+    if (s.kind != LStmtKind::Compute || s.opKind != LOpKind::Binary || s.args.size() != 2) return false;
+    if (t != DType::F32 && t != DType::F64) return false;
+    const BinaryOp op = static_cast<BinaryOp>(s.op);
+    return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+  }
+  const VecLane* laneOf(const LArg& a) const {
+    if (a.isConst()) return nullptr;
+    auto it = lanes_.find(a.var);
+    return it == lanes_.end() ? nullptr : &it->second;
+  }
+  static bool sameArg(const LArg& a, const LArg& b) { return a.isConst() ? b.isConst() && a.c == b.c : a.var == b.var; }
+  static std::string laneSuffix(int j) { return std::string(".s") + "0123456789abcdef"[j]; }
+
+  // Member j's operand at position p is lane j of the vector at that position (vec[p]) or the
+  // same operand as the first member's.
+  bool memberFits(const LStmt& first, const LStmt& m, const std::vector<std::string>& vec, int j) const {
+    if (m.kind != first.kind || m.opKind != first.opKind || m.op != first.op || m.assign != first.assign ||
+        !m.mask.empty() || l_.vars[m.dst].dtype != l_.vars[first.dst].dtype)
+      return false;
+    for (std::size_t p = 0; p < first.args.size(); ++p) {
+      if (vec[p].empty()) {
+        if (!sameArg(first.args[p], m.args[p])) return false;
+      } else {
+        const VecLane* l = laneOf(m.args[p]);
+        if (!l || l->vec != vec[p] || l->lane != j) return false;
+      }
+    }
+    return true;
+  }
+
+  // Groups of statements i < k1 < k2 ... (lanes 0, 1, 2 ...) following the first member's pattern.
+  std::vector<std::size_t> findGroup(const std::vector<LStmt>& b, std::size_t i, const std::set<std::size_t>& taken,
+                                     std::vector<std::string>& vec, int& width) const {
+    const LStmt& s = b[i];
+    for (std::size_t k1 = i + 1; k1 < b.size(); ++k1) {
+      if (taken.count(k1)) continue;
+      // Which positions are vectors: lane 0 here and lane 1 of the same vector in the candidate.
+      vec.assign(s.args.size(), "");
+      width = 0;
+      bool ok = true;
+      for (std::size_t p = 0; p < s.args.size() && ok; ++p) {
+        const VecLane* l0 = laneOf(s.args[p]);
+        const VecLane* l1 = k1 < b.size() && b[k1].args.size() == s.args.size() ? laneOf(b[k1].args[p]) : nullptr;
+        if (l0 && l1 && l0->lane == 0 && l1->lane == 1 && l0->vec == l1->vec) {
+          if (width && width != l0->width) ok = false;
+          vec[p] = l0->vec, width = l0->width;
+        }
+      }
+      if (!ok || width < 2 || !memberFits(s, b[k1], vec, 1)) continue;
+      std::vector<std::size_t> members{i, k1};
+      for (std::size_t k = k1 + 1; k < b.size() && static_cast<int>(members.size()) < width; ++k)
+        if (!taken.count(k) && memberFits(s, b[k], vec, static_cast<int>(members.size()))) members.push_back(k);
+      if (static_cast<int>(members.size()) == width) return members;
+    }
+    return {};
+  }
+
+  std::string vecType(DType t, int w) const { return std::string(ctype(t)) + std::to_string(w); }
+  std::string vecArg(const LStmt& s, const std::vector<std::string>& vec, std::size_t p) const {
+    return vec[p].empty() ? arg(s.args[p]) : vec[p];
+  }
+
+  // Plans the vector loads and computed rows of a block (before it is written).
+  BlockPlan& planBlock(const std::vector<LStmt>& b) {
+    auto found = plans_.find(&b);
+    if (found != plans_.end()) return found->second;
+    BlockPlan& plan = plans_[&b];
+    std::set<std::size_t> taken;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const LStmt& s = b[i];
+      if (s.kind == LStmtKind::VLoad) {
+        const DType t = bufferDType(k_, l_, s.buf);
+        if (t == DType::F32 || t == DType::F64)
+          for (std::size_t j = 0; j < s.dsts.size(); ++j)
+            lanes_[s.dsts[j]] = {"_" + l_.vars[s.dsts[0]].name, static_cast<int>(j), static_cast<int>(s.dsts.size())};
+        continue;
+      }
+      if (taken.count(i) || s.assign || !vectorOp(s, l_.vars[s.dst].dtype)) continue;
+      std::vector<std::string> vec;
+      int width = 0;
+      const std::vector<std::size_t> members = findGroup(b, i, taken, vec, width);
+      if (members.empty()) continue;
+      const DType t = l_.vars[s.dst].dtype;
+      const std::string name = "_w" + std::to_string(vectors_++);
+      std::string code = vecType(t, width) + " " + name + " = " +
+                         binary(static_cast<BinaryOp>(s.op), t, vecArg(s, vec, 0), vecArg(s, vec, 1)) + ";";
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        const int32_t v = b[members[j]].dst;
+        code += "\n" + std::string(ctype(t)) + " " + l_.vars[v].name + " = " + name + laneSuffix(static_cast<int>(j)) + ";";
+        lanes_[v] = {name, static_cast<int>(j), width};
+        taken.insert(members[j]);
+        if (j) plan.skip.insert(members[j]);
+      }
+      plan.code[i] = code;
+    }
+    return plan;
+  }
+
+  // Accumulations acc_j = acc_j + x_j in the direct body of a loop, where x_j are the lanes of a
+  // vector and the acc_j are used nowhere else in the loop, run on an accumulator vector that is
+  // filled from the scalars before the loop and written back after it.
+  void planAccumulators(const LStmt& loop, std::string& pack, std::string& unpack) {
+    const std::vector<LStmt>& b = loop.body;
+    BlockPlan& plan = planBlock(b);
+    struct Acc { std::vector<std::size_t> members; std::string vec; int width; std::vector<int32_t> dsts; };
+    std::vector<Acc> groups;
+    std::set<std::size_t> taken;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const LStmt& s = b[i];
+      if (taken.count(i) || !s.assign || !vectorOp(s, l_.vars[s.dst].dtype) || static_cast<BinaryOp>(s.op) != BinaryOp::Add)
+        continue;
+      if (s.args[0].isConst() || s.args[0].var != s.dst) continue;
+      const VecLane* x = laneOf(s.args[1]);
+      if (!x || x->lane != 0) continue;
+      Acc a{{i}, x->vec, x->width, {s.dst}};
+      for (std::size_t k = i + 1; k < b.size() && static_cast<int>(a.members.size()) < a.width; ++k) {
+        const LStmt& m = b[k];
+        const VecLane* xl = m.args.size() == 2 ? laneOf(m.args[1]) : nullptr;
+        if (taken.count(k) || !m.assign || m.kind != LStmtKind::Compute || m.opKind != s.opKind || m.op != s.op ||
+            m.args[0].isConst() || m.args[0].var != m.dst || !xl || xl->vec != a.vec ||
+            xl->lane != static_cast<int>(a.members.size()) || l_.vars[m.dst].dtype != l_.vars[s.dst].dtype)
+          continue;
+        a.members.push_back(k);
+        a.dsts.push_back(m.dst);
+      }
+      if (static_cast<int>(a.members.size()) != a.width) continue;
+      for (std::size_t k : a.members) taken.insert(k);
+      groups.push_back(std::move(a));
+    }
+    // One accumulator vector per list of scalars; a scalar in two lists, or used in the loop
+    // outside its groups, keeps the scalar code.
+    std::map<std::vector<int32_t>, std::string> vectorOf;
+    std::map<int32_t, int> listsOf;
+    for (const Acc& a : groups)
+      if (!vectorOf.count(a.dsts)) {
+        vectorOf[a.dsts] = "";
+        for (int32_t v : a.dsts) ++listsOf[v];
+      }
+    std::set<const LStmt*> grouped;
+    for (const Acc& a : groups)
+      for (std::size_t k : a.members) grouped.insert(&b[k]);
+    std::set<int32_t> usedElsewhere;
+    std::function<void(const std::vector<LStmt>&)> scan = [&](const std::vector<LStmt>& ss) {
+      for (const LStmt& st : ss) {
+        if (grouped.count(&st)) continue;
+        if (st.kind == LStmtKind::Compute && st.assign) usedElsewhere.insert(st.dst);
+        for (const LArg& a : st.args)
+          if (!a.isConst()) usedElsewhere.insert(a.var);
+        scan(st.body);
+      }
+    };
+    scan(b);
+    for (auto& [dsts, name] : vectorOf) {
+      bool ok = true;
+      for (int32_t v : dsts) ok = ok && listsOf[v] == 1 && !usedElsewhere.count(v);
+      if (!ok) continue;
+      const DType t = l_.vars[dsts[0]].dtype;
+      name = "_a" + std::to_string(vectors_++);
+      pack += vecType(t, static_cast<int>(dsts.size())) + " " + name + " = (" + vecType(t, static_cast<int>(dsts.size())) + ")(";
+      for (std::size_t j = 0; j < dsts.size(); ++j) {
+        pack += (j ? ", " : "") + l_.vars[dsts[j]].name;
+        unpack += l_.vars[dsts[j]].name + " = " + name + laneSuffix(static_cast<int>(j)) + ";\n";
+      }
+      pack += ");\n";
+    }
+    for (const Acc& a : groups) {
+      const std::string& name = vectorOf[a.dsts];
+      if (name.empty()) continue;
+      const DType t = l_.vars[a.dsts[0]].dtype;
+      plan.code[a.members[0]] = name + " = " + binary(BinaryOp::Add, t, name, a.vec) + ";";
+      for (std::size_t j = 1; j < a.members.size(); ++j) plan.skip.insert(a.members[j]);
+    }
+  }
+
+  static void writeLines(std::ostringstream& os, const std::string& ind, const std::string& code) {
+    std::istringstream in(code);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) os << ind << line << "\n";
+  }
+
   void body(std::ostringstream& os, const std::vector<LStmt>& stmts, int depth) {
     const std::string ind(2 * depth, ' ');
     const std::string IT = k_.wideIndex ? "long" : "int";
-    for (const LStmt& s : stmts) {
+    BlockPlan& plan = planBlock(stmts);
+    for (std::size_t si = 0; si < stmts.size(); ++si) {
+      const LStmt& s = stmts[si];
+      if (plan.skip.count(si)) continue;
+      if (auto c = plan.code.find(si); c != plan.code.end()) {
+        writeLines(os, ind, c->second);
+        continue;
+      }
       switch (s.kind) {
         case LStmtKind::Special: {
           static const char* fn[] = {"get_global_id", "get_local_id", "get_group_id"};
@@ -250,12 +456,16 @@ class Emitter {
         }
         case LStmtKind::For: {
           const std::string v = l_.vars[s.dst].name;
+          std::string pack, unpack;
+          planAccumulators(s, pack, unpack);
+          writeLines(os, ind, pack);
           os << ind << "for (" << IT << " " << v << " = " << s.begin->key << "; " << v;
           if (s.span != 1) os << " + " << s.span << " <= ";
           else os << " < ";
           os << s.end->key << "; " << v << " += " << s.step << ") {\n";
           body(os, s.body, depth + 1);
           os << ind << "}\n";
+          writeLines(os, ind, unpack);
           break;
         }
         case LStmtKind::If:
