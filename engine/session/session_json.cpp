@@ -1,5 +1,6 @@
 // Session files (.kss.json, versioned): everything a GUI needs to reopen the pipeline offline.
 // Parameter values given as data (ONNX weights) are not stored; random initializers are.
+#include <concepts>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -72,22 +73,71 @@ FusedKernel fusedFrom(const json& j) {
   f.classes = classIds(j.at("classes"));
   return f;
 }
-json gemmJson(const GemmSpec& s) {
-  return {{"batch", s.batch}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"trans_a", s.transA}, {"trans_b", s.transB},
-          {"stride_a", s.strideA}, {"stride_b", s.strideB}};
+
+// Each record's keys and members, listed once for writing and reading: fields(r, f) calls f(key, member).
+// What needs more than a plain conversion (kinds, tensors, lists left out when empty) is done by the callers.
+template <class T, class U>
+concept Is = std::same_as<std::remove_const_t<T>, U>;
+void fields(Is<GemmSpec> auto& s, auto&& f) {
+  f("batch", s.batch), f("m", s.m), f("n", s.n), f("k", s.k), f("trans_a", s.transA), f("trans_b", s.transB);
+  f("stride_a", s.strideA), f("stride_b", s.strideB);
 }
-GemmSpec gemmFrom(const json& j) {
-  GemmSpec s;
-  s.batch = j.at("batch");
-  s.m = j.at("m");
-  s.n = j.at("n");
-  s.k = j.at("k");
-  s.transA = j.at("trans_a");
-  s.transB = j.at("trans_b");
-  s.strideA = j.at("stride_a");
-  s.strideB = j.at("stride_b");
-  return s;
+void fields(Is<TuneMeasurement> auto& m, auto&& f) {
+  f("kernel", m.kernel), f("device", m.device), f("schedule", m.schedule), f("status", m.status), f("ns", m.ns);
+  f("reason", m.reason), f("cached", m.cached);
 }
+void fields(Is<TuneSearch> auto& s, auto&& f) {
+  f("kernel", s.kernel), f("device", s.device), f("winner", s.winner), f("winner_ns", s.winnerNs);
+  f("stop_reason", s.stopReason), f("candidates", s.candidates), f("measured", s.measured), f("cache_hits", s.cacheHits);
+  f("build_ms", s.buildMs);
+}
+void fields(Is<KernelEntry> auto& e, auto&& f) {  // and "kind"
+  f("fused", e.fused), f("device", e.device), f("schedule", e.schedule), f("schedule_json", e.scheduleJson);
+  f("gemm", e.gemm), f("ns", e.timeNs), f("flops", e.flops), f("bytes", e.bytes);
+}
+void fields(Is<PlanStep> auto& s, auto&& f) {  // and "kind"
+  f("node", s.node), f("device", s.device), f("kernel", s.kernel), f("inputs", s.inputs), f("outputs", s.outputs);
+  f("label", s.label);
+}
+void fields(Is<PlanBuffer> auto& b, auto&& f) {
+  f("class", b.cls), f("pool", b.pool), f("bytes", b.bytes), f("first", b.firstStep), f("last", b.lastStep);
+  f("leaf", b.leaf), f("output", b.output), f("allocation", b.allocation);
+}
+void fields(Is<StepTiming> auto& s, auto&& f) {
+  f("label", s.label), f("device", s.device), f("kind", s.kind), f("ns", s.ns), f("gflops", s.gflops), f("gbps", s.gbps);
+}
+void fields(Is<OutputValue> auto& o, auto&& f) {  // and "value"
+  f("name", o.name), f("min", o.min), f("max", o.max), f("mean", o.mean), f("verified", o.verified);
+  f("max_abs_error", o.maxAbsError), f("mismatch", o.mismatch);
+}
+void fields(Is<RunRecord> auto& r, auto&& f) {  // and the lists "steps" and "outputs"
+  f("devices", r.devices), f("total_ns", r.totalNs), f("peak_bytes", r.peakBytes), f("verified", r.verified);
+  f("verify_passed", r.verifyPassed);
+}
+// One member to JSON and back; ids are stored as their numbers, a GemmSpec as a record.
+json field(const auto& v) { return v; }
+json field(ClassId c) { return c.v; }
+json field(NodeId n) { return n.v; }
+json field(const GemmSpec& s);
+template <class T>
+void read(const json& j, T& v) { v = j.get<T>(); }
+void read(const json& j, ClassId& c) { c = ClassId(j.get<uint32_t>()); }
+void read(const json& j, NodeId& n) { n = NodeId(j.get<uint32_t>()); }
+void read(const json& j, GemmSpec& s);
+json recordJson(const auto& r) {
+  json j = json::object();
+  fields(r, [&](const char* key, const auto& v) { j[key] = field(v); });
+  return j;
+}
+template <class T>
+T recordFrom(const json& j) {
+  T r;
+  fields(r, [&](const char* key, auto& v) { read(j.at(key), v); });
+  return r;
+}
+json field(const GemmSpec& s) { return recordJson(s); }
+void read(const json& j, GemmSpec& s) { s = recordFrom<GemmSpec>(j); }
+
 json tensorJson(const HostTensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.getDouble(i));
@@ -138,18 +188,14 @@ std::string Session::toJson() const {
   if (t.fusion.error) tj["fusion"]["error"] = t.fusion.error->what();
   for (auto& k : t.kernels)
     tj["kernels"].push_back({{"fused", fusedJson(k.fused)}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"pass", k.pass}});
-  for (auto& m : t.matches) tj["matches"].push_back({{"out", m.out.v}, {"a", m.a.v}, {"b", m.b.v}, {"gemm", gemmJson(m.spec)}});
-  for (auto& m : t.measurements)
-    tj["measurements"].push_back({{"kernel", m.kernel}, {"device", m.device}, {"schedule", m.schedule}, {"status", m.status},
-                                  {"ns", m.ns}, {"reason", m.reason}, {"cached", m.cached}});
-  for (auto& s : t.searches)
-    tj["searches"].push_back({{"kernel", s.kernel}, {"device", s.device}, {"winner", s.winner}, {"winner_ns", s.winnerNs},
-                              {"stop_reason", s.stopReason}, {"candidates", s.candidates}, {"measured", s.measured},
-                              {"cache_hits", s.cacheHits}, {"build_ms", s.buildMs}});
-  for (auto& e : t.entries)
-    tj["entries"].push_back({{"kind", e.kind == KernelEntry::Kind::Gemm ? "gemm" : "fused"}, {"fused", e.fused},
-                             {"device", e.device}, {"schedule", e.schedule}, {"schedule_json", e.scheduleJson},
-                             {"gemm", gemmJson(e.gemm)}, {"ns", e.timeNs}, {"flops", e.flops}, {"bytes", e.bytes}});
+  for (auto& m : t.matches) tj["matches"].push_back({{"out", m.out.v}, {"a", m.a.v}, {"b", m.b.v}, {"gemm", recordJson(m.spec)}});
+  for (auto& m : t.measurements) tj["measurements"].push_back(recordJson(m));
+  for (auto& s : t.searches) tj["searches"].push_back(recordJson(s));
+  for (auto& e : t.entries) {
+    json ej = recordJson(e);
+    ej["kind"] = e.kind == KernelEntry::Kind::Gemm ? "gemm" : "fused";
+    tj["entries"].push_back(ej);
+  }
   {
     const Extraction& ex = t.extraction;
     json ej = {{"order", ids(ex.order)}, {"total_ns", finite(ex.totalNs)}, {"greedy_ns", finite(ex.greedyTreeNs)},
@@ -169,13 +215,12 @@ std::string Session::toJson() const {
     const ExecPlan& pl = t.plan;
     json pj = {{"key", pl.key}, {"bytes_without_reuse", pl.bytesWithoutReuse}, {"bytes_saved", pl.bytesSaved},
                {"predicted_ns", finite(pl.predictedNs)}, {"peak_bytes", pl.peakBytes}};
-    for (auto& s : pl.steps)
-      pj["steps"].push_back({{"kind", s.kind == PlanStep::Kind::Launch ? "launch" : "copy"}, {"node", s.node.v},
-                             {"device", s.device}, {"kernel", s.kernel}, {"inputs", s.inputs}, {"outputs", s.outputs},
-                             {"label", s.label}});
-    for (auto& b : pl.buffers)
-      pj["buffers"].push_back({{"class", b.cls.v}, {"pool", b.pool}, {"bytes", b.bytes}, {"first", b.firstStep},
-                               {"last", b.lastStep}, {"leaf", b.leaf}, {"output", b.output}, {"allocation", b.allocation}});
+    for (auto& s : pl.steps) {
+      json sj = recordJson(s);
+      sj["kind"] = s.kind == PlanStep::Kind::Launch ? "launch" : "copy";
+      pj["steps"].push_back(sj);
+    }
+    for (auto& b : pl.buffers) pj["buffers"].push_back(recordJson(b));
     for (auto& a : pl.allocations) pj["allocations"].push_back({{"pool", a.pool}, {"bytes", a.bytes}});
     for (auto& [c, b] : pl.outputs) pj["outputs"].push_back({c.v, b});
     tj["plan"] = pj;
@@ -186,13 +231,10 @@ std::string Session::toJson() const {
   j["trace"] = tj;
   // Runs
   for (const RunRecord& r : runs_) {
-    json rj = {{"devices", r.devices}, {"total_ns", r.totalNs}, {"peak_bytes", r.peakBytes}, {"verified", r.verified},
-               {"verify_passed", r.verifyPassed}};
-    for (auto& s : r.steps)
-      rj["steps"].push_back({{"label", s.label}, {"device", s.device}, {"kind", s.kind}, {"ns", s.ns}, {"gflops", s.gflops}, {"gbps", s.gbps}});
+    json rj = recordJson(r);
+    for (auto& s : r.steps) rj["steps"].push_back(recordJson(s));
     for (auto& o : r.outputs) {
-      json oj = {{"name", o.name}, {"min", o.min}, {"max", o.max}, {"mean", o.mean}, {"verified", o.verified},
-                 {"max_abs_error", o.maxAbsError}, {"mismatch", o.mismatch}};
+      json oj = recordJson(o);
       oj["value"] = o.value.numel() <= 65536 ? tensorJson(o.value) : tensorJson(HostTensor(o.value.dtype(), {0}));
       rj["outputs"].push_back(oj);
     }
@@ -249,24 +291,13 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
       t.kernels.push_back({fusedFrom(k.at("fused")), k.at("name"), k.at("flops"), k.at("bytes"), k.at("pass")});
     for (auto& m : tj.value("matches", json::array()))
       t.matches.push_back({ClassId(m.at("out").get<uint32_t>()), ClassId(m.at("a").get<uint32_t>()), ClassId(m.at("b").get<uint32_t>()),
-                           gemmFrom(m.at("gemm"))});
-    for (auto& m : tj.value("measurements", json::array()))
-      t.measurements.push_back({m.at("kernel"), m.at("device"), m.at("schedule"), m.at("status"), m.at("ns"), m.at("reason"), m.at("cached")});
-    for (auto& x : tj.value("searches", json::array()))
-      t.searches.push_back({x.at("kernel"), x.at("device"), x.at("winner"), x.at("winner_ns"), x.at("stop_reason"),
-                            x.at("candidates"), x.at("measured"), x.at("cache_hits"), x.at("build_ms")});
+                           recordFrom<GemmSpec>(m.at("gemm"))});
+    for (auto& m : tj.value("measurements", json::array())) t.measurements.push_back(recordFrom<TuneMeasurement>(m));
+    for (auto& x : tj.value("searches", json::array())) t.searches.push_back(recordFrom<TuneSearch>(x));
     for (auto& e : tj.value("entries", json::array())) {
-      KernelEntry k;
-      k.kind = e.at("kind") == "gemm" ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
-      k.fused = e.at("fused");
-      k.device = e.at("device");
-      k.schedule = e.at("schedule");
-      k.scheduleJson = e.at("schedule_json");
-      k.gemm = gemmFrom(e.at("gemm"));
-      k.timeNs = e.at("ns");
-      k.flops = e.at("flops");
-      k.bytes = e.at("bytes");
-      t.entries.push_back(k);
+      const auto kind = e.at("kind") == "gemm" ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
+      t.entries.push_back(recordFrom<KernelEntry>(e));
+      t.entries.back().kind = kind;
     }
     if (tj.contains("extraction")) {
       const json& ej = tj["extraction"];
@@ -292,28 +323,11 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
       pl.predictedNs = number(pj.at("predicted_ns"));
       pl.peakBytes = pj.value("peak_bytes", std::vector<int64_t>{});
       for (auto& x : pj.value("steps", json::array())) {
-        PlanStep st;
-        st.kind = x.at("kind") == "launch" ? PlanStep::Kind::Launch : PlanStep::Kind::Copy;
-        st.node = NodeId(x.at("node").get<uint32_t>());
-        st.device = x.at("device");
-        st.kernel = x.at("kernel");
-        st.inputs = x.at("inputs").get<std::vector<uint32_t>>();
-        st.outputs = x.at("outputs").get<std::vector<uint32_t>>();
-        st.label = x.at("label");
-        pl.steps.push_back(std::move(st));
+        const auto kind = x.at("kind") == "launch" ? PlanStep::Kind::Launch : PlanStep::Kind::Copy;
+        pl.steps.push_back(recordFrom<PlanStep>(x));
+        pl.steps.back().kind = kind;
       }
-      for (auto& x : pj.value("buffers", json::array())) {
-        PlanBuffer b;
-        b.cls = ClassId(x.at("class").get<uint32_t>());
-        b.pool = x.at("pool");
-        b.bytes = x.at("bytes");
-        b.firstStep = x.at("first");
-        b.lastStep = x.at("last");
-        b.leaf = x.at("leaf");
-        b.output = x.at("output");
-        b.allocation = x.at("allocation");
-        pl.buffers.push_back(b);
-      }
+      for (auto& x : pj.value("buffers", json::array())) pl.buffers.push_back(recordFrom<PlanBuffer>(x));
       for (auto& x : pj.value("allocations", json::array())) pl.allocations.push_back({x.at("pool"), x.at("bytes")});
       for (auto& x : pj.value("outputs", json::array())) pl.outputs.push_back({ClassId(x[0].get<uint32_t>()), x[1].get<uint32_t>()});
     }
@@ -321,23 +335,10 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
     t.compileMs = tj.value("compile_ms", 0.0);
     t.warnings = tj.value("warnings", std::vector<std::string>{});
     for (auto& rj : j.value("runs", json::array())) {
-      RunRecord r;
-      r.devices = rj.at("devices").get<std::vector<std::string>>();
-      r.totalNs = rj.at("total_ns");
-      r.peakBytes = rj.at("peak_bytes");
-      r.verified = rj.at("verified");
-      r.verifyPassed = rj.at("verify_passed");
-      for (auto& x : rj.value("steps", json::array()))
-        r.steps.push_back({x.at("label"), x.at("device"), x.at("kind"), x.at("ns"), x.at("gflops"), x.at("gbps")});
+      RunRecord r = recordFrom<RunRecord>(rj);
+      for (auto& x : rj.value("steps", json::array())) r.steps.push_back(recordFrom<StepTiming>(x));
       for (auto& x : rj.value("outputs", json::array())) {
-        OutputValue ov;
-        ov.name = x.at("name");
-        ov.min = x.at("min");
-        ov.max = x.at("max");
-        ov.mean = x.at("mean");
-        ov.verified = x.at("verified");
-        ov.maxAbsError = x.at("max_abs_error");
-        ov.mismatch = x.at("mismatch");
+        OutputValue ov = recordFrom<OutputValue>(x);
         ov.value = tensorFrom(x.at("value"));
         r.outputs.push_back(std::move(ov));
       }
