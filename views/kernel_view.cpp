@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 
 #include "engine/core/error.h"
-#include "views/opencl_highlighter.h"
+#include "views/rule_highlighter.h"
 
 namespace ks {
 
@@ -22,7 +22,7 @@ QPlainTextEdit* codePane(QWidget* parent) {
   t->setReadOnly(true);
   t->setLineWrapMode(QPlainTextEdit::NoWrap);
   t->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  new OpenClHighlighter(t->document());
+  new RuleHighlighter(RuleHighlighter::Language::OpenCl, t->document());
   return t;
 }
 }  // namespace

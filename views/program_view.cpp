@@ -12,7 +12,7 @@
 #include <QTextBlock>
 #include <QVBoxLayout>
 
-#include "views/ks_highlighter.h"
+#include "views/rule_highlighter.h"
 
 namespace ks {
 
@@ -24,7 +24,7 @@ ProgramView::ProgramView(SessionContext* context, QWidget* parent) : QWidget(par
   editor_->setFont(mono);
   editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
   editor_->setPlaceholderText(tr("Open a .ks program or a sample (File menu), or type one here."));
-  highlighter_ = new KsHighlighter(editor_->document());
+  highlighter_ = new RuleHighlighter(RuleHighlighter::Language::Ks, editor_->document());
   error_ = new QLabel(this);
   error_->setWordWrap(true);
   error_->setStyleSheet("QLabel { color: #c92a2a; }");

@@ -13,7 +13,7 @@ class QPushButton;
 
 namespace ks {
 
-class KsHighlighter;
+class RuleHighlighter;
 
 class ProgramView : public QWidget, public SessionView {
   Q_OBJECT
@@ -35,7 +35,7 @@ class ProgramView : public QWidget, public SessionView {
   void markError(int line, int column, const QString& message);
   SessionContext* context_;
   QPlainTextEdit* editor_;
-  KsHighlighter* highlighter_;
+  RuleHighlighter* highlighter_;
   QLabel* error_;
   QPushButton* recompile_;
   QTableView* table_;
