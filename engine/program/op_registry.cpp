@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/program/prim_ops.h"
+
 namespace ks {
 
 const char* argKindName(ArgKind k) {
@@ -463,22 +465,13 @@ std::vector<int64_t> two(std::vector<int64_t> v) {
   return v;
 }
 
-Node primNode(NodeKind k, std::vector<ClassId> in, std::vector<int64_t> attr = {}, uint8_t opcode = 0) {
-  Node n;
-  n.kind = k;
-  n.in = std::move(in);
-  n.attr = std::move(attr);
-  n.op = opcode;
-  return n;
-}
-
 // Low-level reduce: exactly one Reduce node in the operand's own dtype.
 Value reducePrim(const OpCall& c, ReduceOp r) {
   Value x = c.tensor(0);
   const std::vector<int> ax = normalizeAxes(c.ints(1), x.rank(), "reduce", false);
   if (ax.empty()) throw Error(ErrorCode::Axis, "needs at least one axis", c.where());
-  return c.builder().add(primNode(NodeKind::Reduce, {x.id()}, std::vector<int64_t>(ax.begin(), ax.end()),
-                                  static_cast<uint8_t>(r)));
+  return c.builder().add(op::prim::make(NodeKind::Reduce, {x.id()}, std::vector<int64_t>(ax.begin(), ax.end()),
+                                        static_cast<uint8_t>(r)));
 }
 
 }  // namespace
@@ -715,7 +708,7 @@ OpRegistry::OpRegistry() {
   add("pad_axis(x: tensor, axis: int, before: int, after: int, value: float = 0.0)", "low-level",
       "one Pad node on one axis (negative amounts crop)", [](const OpCall& c) {
         Value x = c.tensor(0);
-        Node n = primNode(NodeKind::Pad, {x.id()}, {c.integer(1), c.integer(2), c.integer(3)});
+        Node n = op::prim::make(NodeKind::Pad, {x.id()}, {c.integer(1), c.integer(2), c.integer(3)});
         const OpArg& v = c.arg(4);
         n.value = (v.kind == OpArg::Kind::Int && !isFloat(x.dtype())) ? Scalar::ofInt(x.dtype(), v.i)
                                                                      : Scalar::of(x.dtype(), c.number(4));
@@ -723,7 +716,7 @@ OpRegistry::OpRegistry() {
       });
   add("bitcast(x: tensor, dtype: dtype)", "low-level", "reinterprets the bits as a dtype of the same size",
       [](const OpCall& c) {
-        Node n = primNode(NodeKind::Bitcast, {c.tensor(0).id()});
+        Node n = op::prim::make(NodeKind::Bitcast, {c.tensor(0).id()});
         n.dtype = c.dtype(1);
         return one(c.builder().add(std::move(n)));
       });
@@ -733,7 +726,7 @@ OpRegistry::OpRegistry() {
       [](const OpCall& c) {
         const auto u = parseUnaryOp(c.string(1));
         if (!u) c.fail(1, "a unary primitive name");
-        return one(c.builder().add(primNode(NodeKind::Unary, {c.tensor(0).id()}, {}, static_cast<uint8_t>(*u))));
+        return one(c.builder().add(op::prim::make(NodeKind::Unary, {c.tensor(0).id()}, {}, static_cast<uint8_t>(*u))));
       });
   add("binary(a: tensor, b: tensor, op: string)", "low-level",
       "one Binary node (op: add sub mul div mod pow max min lt le gt ge eq ne and or xor); operands "
@@ -742,11 +735,11 @@ OpRegistry::OpRegistry() {
         const auto bo = parseBinaryOp(c.string(2));
         if (!bo) c.fail(2, "a binary primitive name");
         return one(c.builder().add(
-            primNode(NodeKind::Binary, {c.tensor(0).id(), c.tensor(1).id()}, {}, static_cast<uint8_t>(*bo))));
+            op::prim::make(NodeKind::Binary, {c.tensor(0).id(), c.tensor(1).id()}, {}, static_cast<uint8_t>(*bo))));
       });
   add("select(cond: tensor, a: tensor, b: tensor)", "low-level", "one Where node; operands already of one shape",
       [](const OpCall& c) {
-        return one(c.builder().add(primNode(NodeKind::Where, {c.tensor(0).id(), c.tensor(1).id(), c.tensor(2).id()})));
+        return one(c.builder().add(op::prim::make(NodeKind::Where, {c.tensor(0).id(), c.tensor(1).id(), c.tensor(2).id()})));
       });
 }
 
