@@ -181,19 +181,23 @@ Window windowOf(const OnnxContext& c, const Shape& sp, std::vector<int64_t> kern
   return w;
 }
 
+// The window's pads on the spatial axes of [N, C, *sp].
+Value padWindows(Value x, const Window& w, double padValue) {
+  const std::size_t n = w.kernel.size();
+  std::vector<std::pair<int64_t, int64_t>> pp(2 + n, {0, 0});
+  for (std::size_t i = 0; i < n; ++i) {
+    // Enough right padding for the last window (ceil mode may need more than the pads).
+    const int64_t need = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
+    const int64_t have = x.shape()[2 + i] + w.padBegin[i] + w.padEnd[i];
+    pp[2 + i] = {w.padBegin[i], w.padEnd[i] + std::max<int64_t>(0, need - have)};
+  }
+  return op::pad(x, pp, padValue);
+}
+
 // [N, C, *sp] -> [N, C, K, *out]: every kernel offset's strided view, stacked on a new axis.
 Value windows(Value x, const Window& w, double padValue) {
   const std::size_t n = w.kernel.size();
-  {
-    std::vector<std::pair<int64_t, int64_t>> pp(2 + n, {0, 0});
-    for (std::size_t i = 0; i < n; ++i) {
-      // Enough right padding for the last window (ceil mode may need more than the pads).
-      const int64_t need = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
-      const int64_t have = x.shape()[2 + i] + w.padBegin[i] + w.padEnd[i];
-      pp[2 + i] = {w.padBegin[i], w.padEnd[i] + std::max<int64_t>(0, need - have)};
-    }
-    x = op::pad(x, pp, padValue);
-  }
+  x = padWindows(x, w, padValue);
   std::vector<int64_t> off(n, 0);
   std::vector<Value> parts;
   for (;;) {
@@ -392,15 +396,7 @@ V convTranspose(OnnxContext& c) {
 // 60x80 window costs 140 slices instead of 4800.
 Value pool(Value x, const Window& w, double padValue, bool isMax, bool addPads = true) {
   const std::size_t n = w.kernel.size();
-  if (addPads) {
-    std::vector<std::pair<int64_t, int64_t>> pp(2 + n, {0, 0});
-    for (std::size_t i = 0; i < n; ++i) {
-      const int64_t need = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
-      const int64_t have = x.shape()[2 + i] + w.padBegin[i] + w.padEnd[i];
-      pp[2 + i] = {w.padBegin[i], w.padEnd[i] + std::max<int64_t>(0, need - have)};
-    }
-    x = op::pad(x, pp, padValue);
-  }
+  if (addPads) x = padWindows(x, w, padValue);
   const int r = x.rank();
   for (std::size_t i = 0; i < n; ++i) {
     const int axis = static_cast<int>(2 + i);
