@@ -29,6 +29,38 @@ bool waitIdle(MainWindow& w, int ms = 30000) {
   while (w.isBusy() && t.elapsed() < ms) QTest::qWait(20);
   return !w.isBusy();
 }
+bool writeFile(const QString& path, const char* bytes) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return false;
+  f.write(bytes);
+  return true;
+}
+// A 10 ms timer on the GUI thread from construction to stop(); the longest gap between its ticks
+// is the worst stall while work runs on the worker.
+class StallWatchdog {
+ public:
+  StallWatchdog() {
+    clock_.start();
+    QObject::connect(&timer_, &QTimer::timeout, [this] {
+      const qint64 now = clock_.elapsed();
+      worst_ = std::max(worst_, now - last_);
+      last_ = now;
+    });
+    timer_.start(10);
+  }
+  // Stops the timer, logs "<what> took N ms; worst GUI-thread stall M ms" and returns M.
+  qint64 stop(const char* what) {
+    timer_.stop();
+    qInfo("%s took %lld ms; worst GUI-thread stall %lld ms", what, static_cast<long long>(clock_.elapsed()),
+          static_cast<long long>(worst_));
+    return worst_;
+  }
+
+ private:
+  QElapsedTimer clock_;
+  qint64 last_ = 0, worst_ = 0;
+  QTimer timer_;
+};
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -85,11 +117,7 @@ class TestMainWindow : public QObject {
     w.show();
     QTemporaryDir dir;
     const QString bad = dir.filePath("bad.ks");
-    {
-      QFile f(bad);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("input x: f32[2, 3]\ny = relu(x\noutput y\n");
-    }
+    QVERIFY(writeFile(bad, "input x: f32[2, 3]\ny = relu(x\noutput y\n"));
     w.openFile(bad);
     QVERIFY(waitIdle(w));
     QVERIFY(!w.lastError().isEmpty());
@@ -101,11 +129,7 @@ class TestMainWindow : public QObject {
 
     // A corrupt ONNX model and a missing file: a message box, and the window stays usable.
     const QString onnx = dir.filePath("broken.onnx");
-    {
-      QFile f(onnx);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("\x08\x07 this is not a protobuf \xff\xff\xff");
-    }
+    QVERIFY(writeFile(onnx, "\x08\x07 this is not a protobuf \xff\xff\xff"));
     w.openFile(onnx);
     QVERIFY(waitIdle(w));
     QVERIFY(!w.lastError().isEmpty());
@@ -138,24 +162,11 @@ class TestMainWindow : public QObject {
     w.openFile(sample("softmax.ks"));
     QVERIFY(waitIdle(w));
     const std::size_t classesBefore = w.controller().snapshot()->program->graph.classCount();
-    // Watchdog: a 10 ms timer on the GUI thread; the longest gap between its ticks is the worst
-    // stall while the compile runs on the worker.
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0, worst = 0;
-    QTimer watchdog;
-    connect(&watchdog, &QTimer::timeout, [&] {
-      const qint64 now = clock.elapsed();
-      worst = std::max(worst, now - last);
-      last = now;
-    });
-    watchdog.start(10);
+    StallWatchdog watchdog;
     w.controller().compile();
     QVERIFY(w.controller().isBusy());
     QVERIFY(waitIdle(w, 120000));
-    watchdog.stop();
-    qInfo("compile took %lld ms; worst GUI-thread stall %lld ms", static_cast<long long>(clock.elapsed()),
-          static_cast<long long>(worst));
+    const qint64 worst = watchdog.stop("compile");
     QVERIFY2(worst < 1000, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     const SessionSnapshot* s = w.controller().snapshot();
@@ -209,23 +220,11 @@ class TestMainWindow : public QObject {
     const Session* session = w.controller().snapshot()->session.get();
 
     QSignalSpy changed(&w.controller(), &SessionController::comparisonChanged);
-    // Watchdog, as for the compile: the comparison compiles and runs on the worker.
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0, worst = 0;
-    QTimer watchdog;
-    connect(&watchdog, &QTimer::timeout, [&] {
-      const qint64 now = clock.elapsed();
-      worst = std::max(worst, now - last);
-      last = now;
-    });
-    watchdog.start(10);
+    StallWatchdog watchdog;  // the comparison compiles and runs on the worker
     w.controller().compareDevices({"host", QString::fromStdString(ocl)}, 2);
     QVERIFY(w.controller().isBusy());
     QVERIFY(waitIdle(w, 120000));
-    watchdog.stop();
-    qInfo("comparison took %lld ms; worst GUI-thread stall %lld ms", static_cast<long long>(clock.elapsed()),
-          static_cast<long long>(worst));
+    const qint64 worst = watchdog.stop("comparison");
     QVERIFY2(worst < 1000, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QCOMPARE(changed.count(), 1);
