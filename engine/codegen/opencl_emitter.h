@@ -22,4 +22,8 @@ std::string emitOpenCL(const LoweredKernel& k, const std::string& prefix = "ks")
 // Build options: OpenCL C 1.2, IEEE semantics kept (no fast/finite math).
 std::string openclBuildOptions();
 
+// Changes whenever the code generated for a schedule changes (lowering or emission): timings in a
+// tuning cache made by another version are stale, so the cache keys include it.
+inline constexpr int kCodegenVersion = 2;
+
 }  // namespace ks

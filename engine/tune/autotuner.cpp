@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/codegen/opencl_emitter.h"
 #include "engine/core/tolerance.h"
 #include "engine/kernel/lowering.h"
 #include "engine/program/random.h"
@@ -74,6 +75,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
   const OpenCLDeviceInfo& info = device->info();
   const DeviceLimits limits = info.limits();
   const std::string level = tuneLevelName(level_);
+  const std::string cacheDevice = info.fingerprint + " | codegen " + std::to_string(kCodegenVersion);
   std::vector<std::optional<TunedKernel>> winners(kernels.size());
 
   // Per kernel: its search record and the candidates to build (all of them, or only the winner
@@ -91,7 +93,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
   std::vector<Work> work(kernels.size());
   auto record = [&](Work& w, const Schedule& s, const std::string& status, double ns, const std::string& reason) {
     measurements.push_back({w.search.kernel, deviceIndex, s.str(), status, ns, reason, false});
-    cache_.putMeasurement(w.hash, info.fingerprint, {s.toJson().dump(), status, ns, reason});
+    cache_.putMeasurement(w.hash, cacheDevice, {s.toJson().dump(), status, ns, reason});
   };
 
   std::map<uint64_t, int> firstWithHash;
@@ -106,13 +108,13 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
       w.sameAs = it->second, w.cached = true;
       continue;
     }
-    if (auto cached = cache_.search(w.hash, info.fingerprint, level)) {
+    if (auto cached = cache_.search(w.hash, cacheDevice, level)) {
       try {
         const Schedule s = Schedule::fromJson(nlohmann::json::parse(cached->winner));
         // The cache holds measurements of every level; show those this level's search covers.
         std::vector<std::string> levelSchedules;
         for (const Schedule& c : enumerateSchedules(k, limits, level_)) levelSchedules.push_back(c.str());
-        for (const CachedMeasurement& m : cache_.measurements(w.hash, info.fingerprint)) {
+        for (const CachedMeasurement& m : cache_.measurements(w.hash, cacheDevice)) {
           TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, m.status, m.ns, m.reason, true};
           try {
             tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
@@ -307,7 +309,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
       search.winner = w.builtScheds[bestIndex].str();
       search.winnerNs = best;
       winners[ki] = TunedKernel{w.builtScheds[bestIndex], best, std::move(w.built[bestIndex])};
-      cache_.putSearch(w.hash, info.fingerprint, level,
+      cache_.putSearch(w.hash, cacheDevice, level,
                        {w.builtScheds[bestIndex].toJson().dump(), best, search.stopReason, search.measured});
     } else {
       search.stopReason += "; no schedule ran";
