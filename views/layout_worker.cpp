@@ -58,11 +58,15 @@ std::shared_ptr<LayoutJob> LayoutWorker::request(GraphModel model, QObject* rece
           r.error = QString::fromStdString(e.what());
         }
         r.milliseconds = t.nsecsElapsed() / 1e6;
-        if (job->cancelled() || !target) return;
+        QObject* app = QCoreApplication::instance();
+        if (job->cancelled() || !target || !app) return;
+        // Posted to the application object, not to the receiver: the receiver may be destroyed on
+        // the GUI thread between a check here and the post (a crash seen in the app-samples test).
+        // On the GUI thread, where views are destroyed, the check below cannot race.
         QMetaObject::invokeMethod(
-            target.data(),
+            app,
             [job, target, r, done]() {
-              // Checked again here: a cancel issued while the result was in flight still wins.
+              // A cancel issued while the result was in flight still wins.
               if (job->cancelled() || !target) return;
               done(r);
             },
