@@ -281,7 +281,7 @@ class Emitter {
             lanes_[s.dsts[j]] = {"_" + l_.vars[s.dsts[0]].name, static_cast<int>(j), static_cast<int>(s.dsts.size())};
         continue;
       }
-      if (taken.count(i) || s.assign || !vectorOp(s, l_.vars[s.dst].dtype)) continue;
+      if (taken.count(i) || s.kind != LStmtKind::Compute || s.assign || !vectorOp(s, l_.vars[s.dst].dtype)) continue;
       std::vector<std::string> vec;
       int width = 0;
       const std::vector<std::size_t> members = findGroup(b, i, taken, vec, width);
@@ -313,7 +313,8 @@ class Emitter {
     std::set<std::size_t> taken;
     for (std::size_t i = 0; i < b.size(); ++i) {
       const LStmt& s = b[i];
-      if (taken.count(i) || !s.assign || !vectorOp(s, l_.vars[s.dst].dtype) || static_cast<BinaryOp>(s.op) != BinaryOp::Add)
+      if (taken.count(i) || s.kind != LStmtKind::Compute || !s.assign || !vectorOp(s, l_.vars[s.dst].dtype) ||
+          static_cast<BinaryOp>(s.op) != BinaryOp::Add)
         continue;
       if (s.args[0].isConst() || s.args[0].var != s.dst) continue;
       const VecLane* x = laneOf(s.args[1]);
