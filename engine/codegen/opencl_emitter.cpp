@@ -82,7 +82,7 @@ class Emitter {
         case UnaryOp::Sin: e = "sin(" + x + ")"; break;
         case UnaryOp::Cos: e = "cos(" + x + ")"; break;
         case UnaryOp::Tan: e = "tan(" + x + ")"; break;
-        case UnaryOp::Tanh: e = "tanh(" + x + ")"; break;
+        case UnaryOp::Tanh: e = (t == DType::F64 ? "ks_tanhd(" : "ks_tanhf(") + x + ")"; break;
         case UnaryOp::Erf: e = (t == DType::F64 ? "erf(" : "ks_erff(") + x + ")"; break;
         case UnaryOp::Floor: e = "floor(" + x + ")"; break;
         case UnaryOp::Ceil: e = "ceil(" + x + ")"; break;
@@ -517,6 +517,9 @@ float ks_rh(float x) { ushort h; vstore_half_rte(x, 0, (__private half*)&h); ret
 float ks_maxf(float a, float b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
 float ks_minf(float a, float b) { return a != a ? a : b != b ? b : (a < b ? a : b); }
 float ks_modf(float a, float b) { float r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
+// PoCL's tanh gives 0.99999994 at +-inf and for large x, where the float result is exactly +-1
+// (a GELU's 1 + tanh(-inf) must be 0, not 6e-8); from |x| >= 10 the rounded tanh is +-1.
+float ks_tanhf(float x) { return fabs(x) >= 10.0f ? copysign(1.0f, x) : tanh(x); }
 // erf in float: PoCL's builtin costs ~35 ns a call (19x exp; it was half the transformer's time).
 // |x| < 1: the Taylor series to x^21 (relative error < 1e-8); beyond: Abramowitz & Stegun 7.1.26
 // (absolute error < 1.5e-7). At most 3 ulp from the exact value (OpenCL allows 16), branch-free.
@@ -539,7 +542,8 @@ long ks_ipow(long a, long b) {
 }
 )";
   if (fp64)
-    s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + s + R"(double ks_maxd(double a, double b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
+    s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + s + R"(double ks_tanhd(double x) { return fabs(x) >= 20.0 ? copysign(1.0, x) : tanh(x); }
+double ks_maxd(double a, double b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
 double ks_mind(double a, double b) { return a != a ? a : b != b ? b : (a < b ? a : b); }
 double ks_modd(double a, double b) { double r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 )";

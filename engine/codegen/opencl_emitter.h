@@ -24,6 +24,6 @@ std::string openclBuildOptions();
 
 // Changes whenever the code generated for a schedule changes (lowering or emission): timings in a
 // tuning cache made by another version are stale, so the cache keys include it.
-inline constexpr int kCodegenVersion = 3;
+inline constexpr int kCodegenVersion = 4;
 
 }  // namespace ks
