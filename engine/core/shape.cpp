@@ -66,4 +66,11 @@ Shape broadcastShapes(const Shape& a, const Shape& b, const char* op) {
   return r;
 }
 
+Shape gridShape(const Shape& s) {
+  Shape g;
+  for (int64_t d : s)
+    if (d != 1) g.push_back(d);
+  return g;
+}
+
 }  // namespace ks

@@ -13,6 +13,8 @@ using Shape = std::vector<Dim>;
 int64_t numel(const Shape& s);
 std::string shapeStr(const Shape& s);  // "[2, 3]"
 Shape rowMajorStrides(const Shape& s);
+// The axes of size other than 1, in order: a [1, 128, 1, 1024] value as a 128 x 1024 grid.
+Shape gridShape(const Shape& s);
 
 // Normalizes a possibly negative axis against a rank; throws ks::Error (Axis) naming op.
 int normalizeAxis(int64_t axis, int rank, const char* op);

@@ -25,13 +25,6 @@ std::vector<Idx> unflatten(const Idx& flat, const Shape& shape) {
   return out;
 }
 
-Shape gridShape(const Shape& S) {
-  Shape g;
-  for (int64_t d : S)
-    if (d != 1) g.push_back(d);
-  return g;
-}
-
 std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n) {
   const Shape G = gridShape(S);
   const std::size_t r = G.size();

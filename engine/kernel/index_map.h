@@ -11,9 +11,7 @@ namespace ks {
 Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape);
 std::vector<Idx> unflatten(const Idx& flat, const Shape& shape);
 
-// Schedules see an output as [B, M, N] over its axes of size > 1 (a [1, 128, 1, 1024] value is a
-// 128 x 1024 grid): the axes of S without its 1s.
-Shape gridShape(const Shape& S);
+// Schedules see an output as [B, M, N] over gridShape(S) (core/shape.h): its axes of size > 1.
 // The coordinates in S of grid element (b, m, n): b flat over the leading grid axes, 0 on unit axes.
 std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const Idx& n);
 

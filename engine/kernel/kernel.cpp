@@ -188,18 +188,12 @@ bool Kernel::isPrecededByCompute(int32_t op) const {
 }
 
 bool Kernel::hasMoveAfterReduce(bool exceptUnitReshapes) const {
-  auto squeezed = [](const Shape& s) {
-    Shape r;
-    for (int64_t d : s)
-      if (d != 1) r.push_back(d);
-    return r;
-  };
   std::vector<bool> afterReduce(ops.size(), false);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const KOp& o = ops[i];
     for (int32_t src : o.src) afterReduce[i] = afterReduce[i] || afterReduce[src] || at(src).kind == KOpKind::Reduce;
     if (!afterReduce[i] || o.kind != KOpKind::Move) continue;
-    const bool unit = o.moveKind() == MoveKind::Reshape && squeezed(o.shape) == squeezed(at(o.src[0]).shape);
+    const bool unit = o.moveKind() == MoveKind::Reshape && gridShape(o.shape) == gridShape(at(o.src[0]).shape);
     if (!(exceptUnitReshapes && unit)) return true;
   }
   return false;

@@ -22,6 +22,13 @@ using namespace ks;
 
 namespace {
 QString sample(const QString& name) { return QString(KS_SOURCE_DIR) + "/samples/" + name; }
+// Shows the window with the softmax sample open, compiling without tuning or a cache file.
+void openSoftmaxUntuned(MainWindow& w) {
+  w.show();
+  w.controller().compileOptions().tune = TuneLevel::None;
+  w.controller().compileOptions().cache = "none";
+  w.openFile(sample("softmax.ks"));
+}
 bool waitIdle(MainWindow& w, int ms = 30000) {
   QTest::qWait(50);
   QElapsedTimer t;
@@ -156,10 +163,7 @@ class TestMainWindow : public QObject {
 
   void compileSaveReopen() {
     MainWindow w;
-    w.show();
-    w.controller().compileOptions().tune = TuneLevel::None;
-    w.controller().compileOptions().cache = "none";
-    w.openFile(sample("softmax.ks"));
+    openSoftmaxUntuned(w);
     QVERIFY(waitIdle(w));
     const std::size_t classesBefore = w.controller().snapshot()->program->graph.classCount();
     StallWatchdog watchdog;
@@ -204,10 +208,7 @@ class TestMainWindow : public QObject {
       if (d.compiles() && ocl.empty()) ocl = d.name;
     if (ocl.empty()) QSKIP("no OpenCL device");
     MainWindow w;
-    w.show();
-    w.controller().compileOptions().tune = TuneLevel::None;
-    w.controller().compileOptions().cache = "none";
-    w.openFile(sample("softmax.ks"));
+    openSoftmaxUntuned(w);
     QVERIFY(waitIdle(w));
     w.controller().compile();
     QVERIFY(waitIdle(w, 120000));
