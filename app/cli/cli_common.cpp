@@ -9,15 +9,30 @@
 
 namespace ks::cli {
 
-SessionOptions sessionOptions(const Args& args) {
+void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
+  CLI::App& app = args.app();
+  if (!app.get_option_no_throw("--devices"))  // bench registers a repeatable one first
+    app.add_option("--devices", f.devices, "device list: all, host, or a comma list of opencl:P:D and openblas")
+        ->check(deviceList())
+        ->type_name("LIST");
+  app.add_option("--tune", f.tune, "autotune level")->check(CLI::IsMember({"none", "quick", "full"}));
+  app.add_option("--cache", f.cache, "tuning cache file, or none (in memory)");
+  app.add_option("--seed", f.seed, "seed of the random inputs")->check(atLeast(0));
+  if (!budgets) return;
+  app.add_option("--budget-count", f.budgetCount, "schedules measured per kernel and device (0: the level's)")
+      ->check(atLeast(0));
+  app.add_option("--budget-seconds", f.budgetSeconds, "seconds per kernel and device (0: the level's)")
+      ->check(finiteAtLeast(0));
+}
+
+SessionOptions sessionOptions(const SessionFlags& f) {
   SessionOptions o;
-  o.devices = args.getOr("devices", "all");
-  const std::string tune = args.getOr("tune", "quick");
-  if (tune == "none") o.tune = TuneLevel::None;
-  else if (tune == "quick") o.tune = TuneLevel::Quick;
-  else if (tune == "full") o.tune = TuneLevel::Full;
-  else throw UsageError{"--tune takes none, quick or full, not '" + tune + "'"};
-  o.cache = args.getOr("cache", "");
+  o.devices = f.devices;
+  o.tune = f.tune == "none" ? TuneLevel::None : f.tune == "full" ? TuneLevel::Full : TuneLevel::Quick;
+  o.cache = f.cache;
+  o.seed = f.seed;
+  o.budgetCount = f.budgetCount;
+  o.budgetSeconds = f.budgetSeconds;
   // A device list that names no usable selection is a usage error (exit 2), caught before any work.
   try {
     selectDevices(o.devices, o.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices());
@@ -25,21 +40,15 @@ SessionOptions sessionOptions(const Args& args) {
     if (e.code() == ErrorCode::Usage) throw UsageError{e.message()};
     throw;
   }
-  try {
-    o.seed = std::stoull(args.getOr("seed", "0"));
-    o.budgetCount = std::stoi(args.getOr("budget-count", "0"));
-    o.budgetSeconds = std::stod(args.getOr("budget-seconds", "0"));
-  } catch (const std::exception&) {
-    throw UsageError{"--seed, --budget-count and --budget-seconds take numbers"};
-  }
   return o;
 }
 
-std::vector<std::pair<std::string, HostTensor>> inputsFrom(const Args& args) {
+std::vector<std::pair<std::string, HostTensor>> inputsFrom(const std::vector<std::string>& specs) {
   std::vector<std::pair<std::string, HostTensor>> r;
-  for (const std::string& spec : args.all("input")) {
+  for (const std::string& spec : specs) {
     const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) throw UsageError{"--input takes NAME=FILE, got '" + spec + "'"};
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError{"--input takes NAME=FILE, got '" + spec + "'"};
     r.push_back({spec.substr(0, eq), readTensorFile(spec.substr(eq + 1))});
   }
   return r;

@@ -9,10 +9,20 @@
 
 namespace ks::cli {
 
-// --devices, --tune, --cache, --seed, --budget-count, --budget-seconds.
-SessionOptions sessionOptions(const Args& args);
+// The values of --devices, --tune, --cache, --seed, --budget-count, --budget-seconds.
+struct SessionFlags {
+  std::string devices = "all", tune = "quick", cache;
+  uint64_t seed = 0;
+  int budgetCount = 0;
+  double budgetSeconds = 0;
+};
+// Registers those flags (the budgets only when `budgets`; --devices unless the command registered
+// its own), each with its validator.
+void addSessionFlags(Args& args, SessionFlags& flags, bool budgets = true);
+// The options they give; a device list that cannot run a program is a UsageError.
+SessionOptions sessionOptions(const SessionFlags& flags);
 // --input NAME=FILE (.npy or ONNX TensorProto .pb), repeatable.
-std::vector<std::pair<std::string, HostTensor>> inputsFrom(const Args& args);
+std::vector<std::pair<std::string, HostTensor>> inputsFrom(const std::vector<std::string>& specs);
 // "1.5, -2, 3, ... (1024 values)"
 std::string previewValues(const HostTensor& t, int count = 8);
 std::string formatNs(double ns);  // "1.23 ms"

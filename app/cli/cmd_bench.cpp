@@ -34,22 +34,31 @@ std::string cellText(const ComparisonCell& c) {
 }
 
 // Several selections side by side: each compiled and run `repeat` times (medians).
-int benchCompare(const Args& args, std::vector<std::string> selections, int repeat, const SessionOptions& base) {
+struct BenchFlags {
+  std::vector<std::string> devices;
+  std::string baseline;
+  int repeat = 5;
+  bool json = false, csv = false, compare = false;
+};
+
+int benchCompare(const Args& args, const BenchFlags& flags, const SessionOptions& base) {
+  std::vector<std::string> selections = flags.devices;
+  const int repeat = flags.repeat;
   if (selections.size() <= 1) selections = comparisonSelections(discoverDevices());
   const Program program = loadProgram(args.positional()[0]);
   DeviceComparison c;
   c.programKey = program.cacheKey();
   c.programName = program.name;
   for (const std::string& sel : selections) c.add(measureSelection(program, base, sel, repeat));
-  const std::string baseSel = args.getOr("baseline", "");
+  const std::string& baseSel = flags.baseline;
   if (!baseSel.empty() && !c.find(baseSel)) throw UsageError{"--baseline " + baseSel + " is not one of the compared selections"};
   const std::vector<ComparisonRow> rows = c.rows(baseSel);
   const int bi = c.baseline(baseSel);
   bool ok = true;
   for (const ComparisonEntry& e : c.entries) ok = ok && e.error.empty() && e.run.verifyPassed;
-  if (args.has("csv")) {
+  if (flags.csv) {
     std::printf("%s", c.csv(baseSel).c_str());
-  } else if (args.has("json")) {
+  } else if (flags.json) {
     nlohmann::json j;
     j["program"] = args.positional()[0];
     j["repeat"] = repeat;
@@ -100,18 +109,23 @@ int benchCompare(const Args& args, std::vector<std::string> selections, int repe
 }  // namespace
 
 int cmdBench(int argc, char** argv) {
-  Args args(argc, argv, {"json", "compare", "csv"});
-  args.allowOnly({"devices", "repeat", "json", "tune", "cache", "seed", "budget-count", "budget-seconds", "compare", "csv",
-                  "baseline"});
+  Args args("bench");
+  SessionFlags session;
+  BenchFlags flags;
+  args.repeatable("--devices", flags.devices, "a device list; several: compare those selections")->check(deviceList());
+  addSessionFlags(args, session);
+  args.app().add_option("--repeat", flags.repeat, "runs per plan (medians)")->check(atLeast(1));
+  args.app().add_option("--baseline", flags.baseline, "the selection speed-ups are measured against");
+  args.app().add_flag("--compare", flags.compare, "compare every selection found");
+  args.app().add_flag("--json", flags.json, "print one JSON object");
+  args.app().add_flag("--csv", flags.csv, "print the comparison as CSV");
+  args.positionals("FILE", "a .ks program or an .onnx model");
+  if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
-  int repeat = 5;
-  try {
-    repeat = std::max(1, std::stoi(args.getOr("repeat", "5")));
-  } catch (const std::exception&) {
-    throw UsageError{"--repeat takes a number"};
-  }
-  SessionOptions base = sessionOptions(args);
-  if (args.all("devices").size() > 1 || args.has("compare")) return benchCompare(args, args.all("devices"), repeat, base);
+  const int repeat = flags.repeat;
+  if (!flags.devices.empty()) session.devices = flags.devices.back();
+  SessionOptions base = sessionOptions(session);
+  if (flags.devices.size() > 1 || flags.compare) return benchCompare(args, flags, base);
   const std::vector<DeviceInfo> selected = selectDevices(base.devices, discoverDevices());
   std::vector<std::string> compiling;
   bool blas = false;
@@ -153,7 +167,7 @@ int cmdBench(int argc, char** argv) {
     results.push_back(std::move(pr));
   }
   const double best = std::min_element(results.begin(), results.end(), [](auto& a, auto& b) { return a.totalNs < b.totalNs; })->totalNs;
-  if (args.has("json")) {
+  if (flags.json) {
     nlohmann::json j;
     j["program"] = args.positional()[0];
     j["repeat"] = repeat;

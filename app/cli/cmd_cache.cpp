@@ -7,11 +7,14 @@
 namespace ks::cli {
 
 int cmdCache(int argc, char** argv) {
-  Args args(argc, argv, {});
-  args.allowOnly({"cache"});
+  Args args("cache");
+  std::string path;
+  args.app().add_option("--cache", path, "tuning cache file (default: the user's cache)");
+  args.positionals("ACTION", "clear");
+  if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1 || args.positional()[0] != "clear") throw UsageError{"expects `cache clear`"};
   std::string warning;
-  auto cache = TuningCache::open(args.getOr("cache", ""), &warning);
+  auto cache = TuningCache::open(path, &warning);
   if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
   cache->clear();
   std::printf("cleared the tuning cache at %s\n", cache->location().c_str());

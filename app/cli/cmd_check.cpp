@@ -9,26 +9,23 @@
 namespace ks::cli {
 
 int cmdCheck(int argc, char** argv) {
-  Args args(argc, argv, {"summary", "verbose"});
-  args.allowOnly({"devices", "min-pass", "summary", "verbose", "timeout"});
-  if (args.positional().empty()) throw UsageError{"expects at least one DIR"};
+  Args args("check");
   OnnxCheckOptions opt;
-  if (auto d = args.get("devices")) {
-    // One selection (a plan may mix devices, e.g. opencl:0:0,openblas); "host" alone is the oracle.
-    if (d->empty()) throw UsageError{"--devices needs at least one device"};
-    opt.devices = {*d};
-  }
-  for (const auto& dev : opt.devices) onnxRunnerFor(dev);  // unknown devices fail before any work
+  std::string devices;
   long minPass = -1;
-  if (auto p = args.get("min-pass")) {
-    char* end = nullptr;
-    minPass = std::strtol(p->c_str(), &end, 10);
-    if (!end || *end || minPass < 0) throw UsageError{"--min-pass needs a non-negative integer"};
-  }
-  if (auto t = args.get("timeout")) {
-    opt.timeoutSeconds = std::atof(t->c_str());
-    if (opt.timeoutSeconds <= 0) throw UsageError{"--timeout needs a positive number of seconds"};
-  }
+  bool summary = false, verbose = false;
+  // One selection (a plan may mix devices, e.g. opencl:0:0,openblas); "host" alone is the oracle.
+  args.app().add_option("--devices", devices, "one device selection (default: the host oracle)")->check(deviceList());
+  args.app().add_option("--min-pass", minPass, "exit 1 when fewer models pass")->check(atLeast(0));
+  args.app().add_option("--timeout", opt.timeoutSeconds, "seconds per model before it counts as failed")
+      ->check(finiteAtLeast(0, true));
+  args.app().add_flag("--summary", summary, "pass counts per op type");
+  args.app().add_flag("--verbose", verbose, "a line for every model that passes too");
+  args.positionals("DIR", "ONNX backend-test folders, or folders holding them");
+  if (!args.parse(argc, argv)) return 0;
+  if (args.positional().empty()) throw UsageError{"expects at least one DIR"};
+  if (args.given("devices")) opt.devices = {devices};
+  for (const auto& dev : opt.devices) onnxRunnerFor(dev);  // unknown devices fail before any work
   const auto dirs = findOnnxTestDirs(args.positional());
   std::vector<OnnxCaseResult> results;
   int passed = 0, failed = 0, unsupported = 0;
@@ -36,7 +33,7 @@ int cmdCheck(int argc, char** argv) {
     OnnxCaseResult r = checkOnnxCase(dir, opt);
     if (r.status == OnnxCaseResult::Status::Pass) {
       ++passed;
-      if (args.has("verbose")) std::printf("ok   %s (%.2f s)\n", r.name.c_str(), r.seconds);
+      if (verbose) std::printf("ok   %s (%.2f s)\n", r.name.c_str(), r.seconds);
     } else {
       ++failed;
       if (r.status == OnnxCaseResult::Status::Unsupported) ++unsupported;
@@ -45,7 +42,7 @@ int cmdCheck(int argc, char** argv) {
     std::fflush(stdout);
     results.push_back(std::move(r));
   }
-  if (args.has("summary")) {
+  if (summary) {
     std::printf("pass count per op type (a model counts for every op it uses):\n");
     for (const auto& [op, pt] : onnxPassByOp(results)) std::printf("  %-28s %4d / %d\n", op.c_str(), pt.first, pt.second);
   }

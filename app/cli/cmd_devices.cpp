@@ -8,11 +8,12 @@
 namespace ks::cli {
 
 int cmdDevices(int argc, char** argv) {
-  Args args(argc, argv, {"json"});
-  args.allowOnly({"json"});
-  if (!args.positional().empty()) throw UsageError{"takes no arguments"};
+  Args args("devices");
+  bool json = false;
+  args.app().add_flag("--json", json, "print a JSON array");
+  if (!args.parse(argc, argv)) return 0;
   const std::vector<DeviceInfo> devices = discoverDevices();
-  if (args.has("json")) {
+  if (json) {
     nlohmann::json j = nlohmann::json::array();
     for (const DeviceInfo& d : devices) j.push_back(d);
     std::printf("%s\n", j.dump(2).c_str());

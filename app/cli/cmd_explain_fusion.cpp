@@ -21,8 +21,9 @@ ClassId parseClass(const std::string& s, const Graph& g) {
 }  // namespace
 
 int cmdExplainFusion(int argc, char** argv) {
-  Args args(argc, argv, {});
-  args.allowOnly({});
+  Args args("explain-fusion");
+  args.positionals("FILE CLASS_A CLASS_B", "a program and two classes as %N");
+  if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 3) throw UsageError{"expects FILE CLASS_A CLASS_B (classes as %N, see `print`)"};
   const Program p = loadProgram(args.positional()[0]);
   const ClassId a = parseClass(args.positional()[1], p.graph), b = parseClass(args.positional()[2], p.graph);

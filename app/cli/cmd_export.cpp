@@ -11,30 +11,36 @@
 namespace ks::cli {
 
 int cmdExport(int argc, char** argv) {
-  Args args(argc, argv, {});
-  args.allowOnly({"view", "format", "step", "out", "devices", "tune", "cache", "seed"});
-  if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks, .onnx) or SESSION (.kss.json)"};
-  const std::string view = args.getOr("view", ""), format = args.getOr("format", ""), out = args.getOr("out", "");
-  if (view.empty() || format.empty() || out.empty()) throw UsageError{"--view, --format and --out are required"};
-  ExportView v;
-  if (view == "egraph") v = ExportView::EGraph;
-  else if (view == "fusion") v = ExportView::Fusion;
-  else if (view == "plan") v = ExportView::Plan;
-  else if (view == "timeline") v = ExportView::Timeline;
-  else throw UsageError{"--view takes egraph, fusion, plan or timeline"};
+  Args args("export");
+  SessionFlags flags;
+  addSessionFlags(args, flags, false);
+  std::string view, format, out;
   int step = -1;
-  try {
-    step = std::stoi(args.getOr("step", "-1"));
-  } catch (const std::exception&) {
-    throw UsageError{"--step takes a number"};
-  }
+  args.app().add_option("--view", view, "the picture or table")->required()
+      ->check(CLI::IsMember({"egraph", "fusion", "plan", "timeline"}));
+  args.app().add_option("--format", format, "svg, png, dot, json or csv")->required()
+      ->check(CLI::IsMember({"svg", "png", "dot", "json", "csv"}));
+  args.app().add_option("--step", step, "fusion view: the state after step N (default: the last)")->check(atLeast(0));
+  args.app().add_option("--out", out, "the file to write")->required();
+  args.positionals("FILE|SESSION", "a .ks program, an .onnx model or a .kss.json session");
+  if (!args.parse(argc, argv)) return 0;
+  if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks, .onnx) or SESSION (.kss.json)"};
+  const ExportView v = view == "egraph" ? ExportView::EGraph
+                       : view == "fusion" ? ExportView::Fusion
+                       : view == "plan"   ? ExportView::Plan
+                                          : ExportView::Timeline;
   const std::string path = args.positional()[0];
   const bool isSession = path.size() > 9 && path.substr(path.size() - 9) == ".kss.json";
-  Session s = isSession ? Session::load(path) : Session(loadProgram(path), sessionOptions(args));
+  Session s = isSession ? Session::load(path) : Session(loadProgram(path), sessionOptions(flags));
   if (!isSession) {
     if (v == ExportView::Timeline) s.run({}, false);
     else s.runTo(Stage::Planned);
   }
+  const std::size_t steps = s.trace().fusion.trace.steps.size();
+  if (step >= 0 && v != ExportView::Fusion) throw UsageError{"--step applies to --view fusion only"};
+  if (step >= 0 && static_cast<std::size_t>(step) >= steps)
+    throw UsageError{"--step " + std::to_string(step) + " is past the last fusion step (" +
+                     (steps ? "0 to " + std::to_string(steps - 1) : std::string("the trace has no steps")) + ")"};
   const std::string data = exportView(s, v, format, step);
   std::ofstream f(out, std::ios::binary);
   if (!f || !(f << data)) throw Error(ErrorCode::Io, "cannot write", {out});

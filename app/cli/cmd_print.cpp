@@ -11,12 +11,17 @@
 namespace ks::cli {
 
 int cmdPrint(int argc, char** argv) {
-  Args args(argc, argv, {"dump", "ks", "ks-graph"});
-  args.allowOnly({"dump", "ks", "ks-graph"});
+  Args args("print");
+  bool dump = false, ks = false, ksGraph = false;
+  args.app().add_flag("--dump", dump, "the e-graph dump (the default)");
+  args.app().add_flag("--ks", ks, "the program as .ks text");
+  args.app().add_flag("--ks-graph", ksGraph, "the e-graph as .ks text");
+  args.positionals("FILE", "a .ks program or an .onnx model");
+  if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE"};
   Program p = loadProgram(args.positional()[0]);
-  if (args.has("ks") || args.has("ks-graph")) {
-    std::printf("%s", (args.has("ks-graph") ? printKsGraph(p) : printKs(p)).c_str());
+  if (ks || ksGraph) {
+    std::printf("%s", (ksGraph ? printKsGraph(p) : printKs(p)).c_str());
     return 0;
   }
   std::printf("program %s: %zu inputs, %zu params, %zu outputs, %zu classes, key %016llx\n", p.name.c_str(),

@@ -14,27 +14,36 @@
 namespace ks::cli {
 
 int cmdRun(int argc, char** argv) {
-  Args args(argc, argv, {"verify", "json"});
-  args.allowOnly({"devices", "input", "seed", "verify", "save-outputs", "tune", "cache", "session", "json",
-                  "budget-count", "budget-seconds"});
+  Args args("run");
+  SessionFlags flags;
+  addSessionFlags(args, flags);
+  std::vector<std::string> inputSpecs;
+  std::string saveOutputs, sessionPath;
+  bool verify = false, json = false;
+  args.repeatable("--input", inputSpecs, "NAME=FILE (.npy or ONNX TensorProto .pb)");
+  args.app().add_flag("--verify", verify, "compare every output with the host reference");
+  args.app().add_option("--save-outputs", saveOutputs, "write every output as DIR/NAME.npy");
+  args.app().add_option("--session", sessionPath, "save the session as OUT.kss.json");
+  args.app().add_flag("--json", json, "print one JSON object");
+  args.positionals("FILE", "a .ks program or an .onnx model");
+  if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
-  const SessionOptions options = sessionOptions(args);
-  const auto inputs = inputsFrom(args);
+  const SessionOptions options = sessionOptions(flags);
+  const auto inputs = inputsFrom(inputSpecs);
   Session session(loadProgram(args.positional()[0]), options);
-  const bool json = args.has("json");
   const bool tty = !json && isatty(fileno(stderr));
   Progress progress([tty](double, const std::string& what) {
     if (tty) std::fprintf(stderr, "\r\033[K%s", what.c_str());
   });
-  const RunRecord& r = session.run(inputs, args.has("verify"), progress);
+  const RunRecord& r = session.run(inputs, verify, progress);
   if (tty) std::fprintf(stderr, "\r\033[K");
   for (const std::string& w : session.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 
-  if (auto dir = args.get("save-outputs")) {
-    std::filesystem::create_directories(*dir);
-    for (const OutputValue& o : r.outputs) writeNpy((std::filesystem::path(*dir) / (o.name + ".npy")).string(), o.value);
+  if (!saveOutputs.empty()) {
+    std::filesystem::create_directories(saveOutputs);
+    for (const OutputValue& o : r.outputs) writeNpy((std::filesystem::path(saveOutputs) / (o.name + ".npy")).string(), o.value);
   }
-  if (auto path = args.get("session")) session.save(*path);
+  if (!sessionPath.empty()) session.save(sessionPath);
 
   if (json) {
     std::printf("%s\n", runJson(session, r).dump(2).c_str());

@@ -9,20 +9,18 @@
 namespace ks::cli {
 
 int cmdSelftest(int argc, char** argv) {
-  Args args(argc, argv, {});
-  args.allowOnly({"devices", "programs", "seed", "max-ops"});
-  if (!args.positional().empty()) throw UsageError{"takes no positional arguments"};
+  Args args("selftest");
   SelftestOptions o;
-  try {
-    o.programs = std::stoi(args.getOr("programs", "100"));
-    o.seed = std::stoull(args.getOr("seed", "1"));
-    if (auto m = args.get("max-ops")) o.generator.maxOps = std::stoi(*m);
-  } catch (const std::exception&) {
-    throw UsageError{"--programs, --seed and --max-ops take numbers"};
-  }
+  o.programs = 100;
+  o.seed = 1;
+  std::string spec = "all";
+  args.app().add_option("--devices", spec, "interpreter, opencl:P:D, a comma list of them, or all")->check(deviceList());
+  args.app().add_option("--programs", o.programs, "how many random programs")->check(atLeast(1));
+  args.app().add_option("--seed", o.seed, "seed of the first program")->check(atLeast(0));
+  args.app().add_option("--max-ops", o.generator.maxOps, "ops per program at most")->check(atLeast(1));
+  if (!args.parse(argc, argv)) return 0;
   // Default: the interpreter and every OpenCL device found.
   o.devices.clear();
-  const std::string spec = args.getOr("devices", "all");
   if (spec == "all") {
     o.devices.push_back("interpreter");
     for (const DeviceInfo& d : discoverDevices())
@@ -30,8 +28,7 @@ int cmdSelftest(int argc, char** argv) {
   } else {
     std::stringstream ss(spec);
     std::string name;
-    while (std::getline(ss, name, ','))
-      if (!name.empty()) o.devices.push_back(name);
+    while (std::getline(ss, name, ',')) o.devices.push_back(name);
   }
   const SelftestReport r = runSelftest(o);
   std::printf("%s", r.summary().c_str());

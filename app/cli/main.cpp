@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
       return 2;
     } catch (const ks::Error& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
-      return 1;
+      if (e.code() == ks::ErrorCode::Usage) std::fprintf(stderr, "usage: kernelscope-cli %s\n", c.usage);
+      return e.code() == ks::ErrorCode::Usage ? 2 : 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
       return 1;

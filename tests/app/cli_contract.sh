@@ -28,6 +28,32 @@ printf 'input x: f32[4]\ny = relu(x\noutput y\n' > "$tmp/bad.ks"
 expect 1 "syntax error" -- "$cli" run "$tmp/bad.ks" --devices host
 grep -qE "bad.ks:[23]:[0-9]+" "$tmp/err" || { echo "FAIL: the syntax error does not give file:line"; cat "$tmp/err"; fail=1; }
 expect 2 "unknown device" -- "$cli" run "$src/samples/softmax.ks" --devices nosuch:9:9
+# Every flag's value is checked before any work.
+sm="$src/samples/softmax.ks"
+expect 2 "unknown flag in last position" -- "$cli" run "$sm" --devices host --frob
+grep -q "unknown flag --frob" "$tmp/err" || { echo "FAIL: a trailing unknown flag is not called unknown"; fail=1; }
+expect 2 "flag without its value" -- "$cli" run "$sm" --devices
+grep -q -- "--devices needs a value" "$tmp/err" || { echo "FAIL: a missing value is not named"; fail=1; }
+expect 2 "--devices ," -- "$cli" run "$sm" --devices ,
+grep -q "empty device name" "$tmp/err" || { echo "FAIL: --devices , does not say a name is empty"; fail=1; }
+expect 2 "--devices ''" -- "$cli" run "$sm" --devices ""
+expect 2 "--devices host," -- "$cli" run "$sm" --devices host,
+expect 2 "--budget-seconds nan" -- "$cli" run "$sm" --devices host --budget-seconds nan
+expect 2 "--budget-seconds -1" -- "$cli" run "$sm" --devices host --budget-seconds -1
+expect 2 "--budget-count -3" -- "$cli" run "$sm" --devices host --budget-count -3
+expect 2 "--seed abc" -- "$cli" run "$sm" --devices host --seed abc
+expect 2 "--seed -1" -- "$cli" run "$sm" --devices host --seed -1
+expect 2 "--input without =" -- "$cli" run "$sm" --devices host --input x
+expect 2 "bench --repeat 0" -- "$cli" bench "$sm" --repeat 0
+expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
+expect 2 "selftest --devices ,," -- "$cli" selftest --devices ,,
+expect 2 "check --timeout nan" -- "$cli" check --timeout nan "$tmp"
+expect 2 "check --min-pass -1" -- "$cli" check --min-pass -1 "$tmp"
+expect 2 "export --view other" -- "$cli" export "$sm" --view other --format dot --out "$tmp/x"
+expect 2 "export without --out" -- "$cli" export "$sm" --view fusion --format dot
+expect 2 "export --step on the plan view" -- "$cli" export "$sm" --view plan --format dot --step 1 --devices host --out "$tmp/x"
+expect 0 "run --help" -- "$cli" run --help
+grep -q -- "--budget-seconds" "$tmp/out" || { echo "FAIL: run --help does not list the flags"; fail=1; }
 expect 0 "devices" -- "$cli" devices
 expect 0 "devices --json" -- "$cli" devices --json
 python3 - "$tmp/out" <<'PY' || fail=1
@@ -68,6 +94,8 @@ print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kern
 PY
   expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
   grep -q "cluster_k" "$tmp/f.dot" || { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }
+  expect 2 "export --step past the last step" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --step 99999 --tune none --cache none --out "$tmp/f.dot"
+  grep -q "past the last fusion step" "$tmp/err" || { echo "FAIL: --step 99999 is not refused"; fail=1; }
 fi
 expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5
 grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
