@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/core/error.h"
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/onnx_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "app/cli/commands.h"
-#include "engine/io/onnx_check.h"
+#include "engine/check/onnx_check.h"
 
 namespace ks::cli {
 

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "engine/check/selftest.h"
 #include "engine/devices/device_info.h"
-#include "engine/session/selftest.h"
 
 namespace ks::cli {
 

@@ -1,7 +1,7 @@
 // The `openblas` device: runs matched f32 GEMMs through cblas on host memory. AOT only: it joins
 // a plan as a helper to the compiling devices and cannot run a program alone.
 #pragma once
-#include "engine/plan/gemm_spec.h"
+#include "engine/devices/gemm_spec.h"
 
 namespace ks {
 

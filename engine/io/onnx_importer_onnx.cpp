@@ -8,7 +8,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/onnx_importer.h"
 #include "engine/io/onnx_proto.h"
 #include "engine/io/program_source.h"

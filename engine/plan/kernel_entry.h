@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/plan/gemm_spec.h"
+#include "engine/devices/gemm_spec.h"
 
 namespace ks {
 

@@ -1,18 +1,7 @@
 // Matching the matmul form the program builder (and zyx) produce.
 #include "engine/plan/matmul_matcher.h"
 
-#include <sstream>
-
 namespace ks {
-
-std::string GemmSpec::str() const {
-  std::ostringstream os;
-  os << "sgemm " << m << "x" << n << "x" << k;
-  if (transA) os << " A^T";
-  if (transB) os << " B^T";
-  if (batch > 1) os << " batch " << batch;
-  return os.str();
-}
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "engine/devices/gemm_spec.h"
 #include "engine/graph/graph.h"
-#include "engine/plan/gemm_spec.h"
 
 namespace ks {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/progress.h"
 #include "engine/devices/device_info.h"
 #include "engine/program/program.h"
 #include "engine/session/compile_trace.h"
-#include "engine/session/progress.h"
 #include "engine/session/session.h"
 
 namespace ks {

@@ -9,12 +9,13 @@
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/tolerance.h"
-#include "engine/devices/host_executor.h"
+#include "engine/devices/device_runtime.h"
 #include "engine/devices/openblas_gemm.h"
+#include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
-#include "engine/session/device_runtime.h"
-#include "engine/session/executor.h"
+#include "engine/plan/executor.h"
 #include "engine/tune/autotuner.h"
+#include "engine/tune/tuning_cache.h"
 
 namespace ks {
 
@@ -52,7 +53,12 @@ Session::Session(Program program, SessionOptions options) : program_(std::move(p
       options_.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices();
   devices_ = selectDevices(options_.devices, found);
   poolOf_ = memoryPools(devices_);
-  if (!hostOnly(devices_)) runtime_ = std::make_unique<DeviceRuntime>(devices_, options_.cache, trace_.warnings);
+  if (!hostOnly(devices_)) {
+    runtime_ = std::make_unique<DeviceRuntime>(devices_);
+    std::string warning;
+    cache_ = TuningCache::open(options_.cache, &warning);
+    if (!warning.empty()) trace_.warnings.push_back(warning);
+  }
   trace_.tuneLevel = tuneLevelName(options_.tune);
   snapshot(Stage::Loaded);
   reached_ = true;
@@ -162,7 +168,7 @@ void Session::tune(const Progress& progress) {
     if (options_.budgetSeconds > 0) b.maxSeconds = options_.budgetSeconds;
     return b;
   }();
-  Autotuner tuner(runtime_->cache(), options_.tune, budget);
+  Autotuner tuner(*cache_, options_.tune, budget);
   struct Pending {
     uint32_t entry;
     const FusedKernel* fused;

@@ -7,15 +7,16 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/progress.h"
 #include "engine/devices/device_info.h"
 #include "engine/kernel/schedule.h"
 #include "engine/program/program.h"
 #include "engine/session/compile_trace.h"
-#include "engine/session/progress.h"
 
 namespace ks {
 
 class DeviceRuntime;  // live OpenCL/OpenBLAS state; absent in a loaded session
+class TuningCache;    // opened with the devices; absent in a loaded session
 
 struct SessionOptions {
   std::string devices = "all";     // --devices list (see selectDevices)
@@ -77,6 +78,7 @@ class Session {
   bool reached_ = false;
   bool loaded_ = false;  // restored from a file: viewable, not runnable
   std::unique_ptr<DeviceRuntime> runtime_;
+  std::unique_ptr<TuningCache> cache_;
   std::unique_ptr<Graph> preAotGraph_;  // the graph before AOT kernels joined it (kernelize pass 0)
 };
 

@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "engine/core/scalar_json.h"
-#include "engine/session/device_runtime.h"
+#include "engine/devices/device_runtime.h"
 #include "engine/session/run_json.h"
 #include "engine/session/session.h"
+#include "engine/tune/tuning_cache.h"
 
 namespace ks {
 

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/codegen/opencl_emitter.h"
+#include "engine/core/cancellable.h"
 #include "engine/core/tolerance.h"
 #include "engine/kernel/lowering.h"
 #include "engine/program/random.h"
-#include "engine/tune/cancellable.h"
 
 namespace ks {
 

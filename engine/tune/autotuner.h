@@ -7,10 +7,11 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/progress.h"
 #include "engine/devices/opencl_device.h"
 #include "engine/kernel/schedule.h"
-#include "engine/session/compile_trace.h"
-#include "engine/session/progress.h"
+#include "engine/kernelizer/kernel_record.h"
+#include "engine/tune/tune_search.h"
 #include "engine/tune/tuning_cache.h"
 
 namespace ks {

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/program/builder.h"
 
 using namespace ks;

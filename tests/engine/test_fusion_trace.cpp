@@ -2,8 +2,8 @@
 // two classes are in different kernels. Set KS_KERNELIZER_DUMP=1 to print traces and kernels.
 #include <QtTest>
 
+#include "engine/check/random_program.h"
 #include "engine/kernelizer/kernelizer.h"
-#include "engine/kernelizer/random_program.h"
 #include "engine/program/builder.h"
 
 using namespace ks;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/program/builder.h"
 
 using namespace ks;

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "engine/devices/host_executor.h"
+#include "engine/check/random_program.h"
+#include "engine/eval/host_executor.h"
 #include "engine/kernelizer/kernelizer.h"
-#include "engine/kernelizer/random_program.h"
 #include "engine/program/builder.h"
 #if __has_include("engine/kernel/interpreter.h")
 #include "engine/kernel/interpreter.h"

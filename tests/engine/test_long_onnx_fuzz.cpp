@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/onnx_importer.h"
 #include "engine/io/onnx_node.h"
 #ifdef KS_WITH_ONNX

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/devices/host_executor.h"
+#include "engine/check/onnx_check.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/npy.h"
-#include "engine/io/onnx_check.h"
 #include "engine/io/onnx_importer.h"
 #include "engine/io/program_source.h"
 #include "engine/io/tensor_file.h"

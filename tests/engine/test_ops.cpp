@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/program/builder.h"
 
 using json = nlohmann::json;

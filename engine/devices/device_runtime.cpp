@@ -1,5 +1,5 @@
 // Opening devices and measuring how fast values move between memory pools.
-#include "engine/session/device_runtime.h"
+#include "engine/devices/device_runtime.h"
 
 #include <chrono>
 #include <vector>
@@ -13,8 +13,7 @@ std::vector<uint32_t> memoryPools(const std::vector<DeviceInfo>& devices) {
   return pools;
 }
 
-DeviceRuntime::DeviceRuntime(const std::vector<DeviceInfo>& devices, const std::string& cachePath,
-                             std::vector<std::string>& warnings) {
+DeviceRuntime::DeviceRuntime(const std::vector<DeviceInfo>& devices) {
   poolOf_ = memoryPools(devices);
   opencl_.resize(devices.size());
   uint32_t maxPool = 0;
@@ -39,9 +38,6 @@ DeviceRuntime::DeviceRuntime(const std::vector<DeviceInfo>& devices, const std::
     writeBytesPerNs_[poolOf_[i]] = n / std::max(w, 1.0);
     readBytesPerNs_[poolOf_[i]] = n / std::max(r, 1.0);
   }
-  std::string warning;
-  cache_ = TuningCache::open(cachePath, &warning);
-  if (!warning.empty()) warnings.push_back(warning);
 }
 
 double DeviceRuntime::transferNs(uint32_t fromPool, uint32_t toPool, int64_t bytes) const {

@@ -1,5 +1,5 @@
 // A small generator of random, valid tensor programs built through the ProgramBuilder's ops.
-#include "engine/kernelizer/random_program.h"
+#include "engine/check/random_program.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,12 +1,12 @@
 // Differential testing of kernelizer + lowering + code generation against the host oracle.
-#include "engine/session/selftest.h"
+#include "engine/check/selftest.h"
 
 #include <memory>
 #include <sstream>
 
 #include "engine/core/tolerance.h"
-#include "engine/devices/host_executor.h"
 #include "engine/devices/opencl_device.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/program_source.h"
 #include "engine/kernel/interpreter.h"
 #include "engine/kernel/lowering.h"

@@ -1,5 +1,5 @@
 // The host reference executor: strided views for movement ops, typed loops for everything else.
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 // Running a plan: allocations per pool, copies between pools, fused kernels and GEMMs.
-#include "engine/session/executor.h"
+#include "engine/plan/executor.h"
 
 #include <chrono>
 #include <cstring>

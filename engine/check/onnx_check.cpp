@@ -1,5 +1,5 @@
 // ONNX test-folder checking: discovery, data binding, deadline-bounded runs, comparison.
-#include "engine/io/onnx_check.h"
+#include "engine/check/onnx_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +12,7 @@
 
 #include "engine/core/error.h"
 #include "engine/devices/device_info.h"
-#include "engine/devices/host_executor.h"
+#include "engine/eval/host_executor.h"
 #include "engine/io/onnx_importer.h"
 #include "engine/io/tensor_file.h"
 #include "engine/session/session.h"

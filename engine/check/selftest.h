@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernelizer/random_program.h"
-#include "engine/session/progress.h"
+#include "engine/check/random_program.h"
+#include "engine/core/progress.h"
 
 namespace ks {
 

@@ -3,10 +3,12 @@
 #pragma once
 #include <vector>
 
+#include "engine/core/progress.h"
+#include "engine/devices/device_runtime.h"
+#include "engine/kernelizer/kernel_record.h"
 #include "engine/plan/exec_plan.h"
-#include "engine/session/compile_trace.h"
-#include "engine/session/device_runtime.h"
-#include "engine/session/progress.h"
+#include "engine/plan/kernel_entry.h"
+#include "engine/plan/run_record.h"
 
 namespace ks {
 

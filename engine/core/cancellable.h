@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "engine/session/progress.h"
+#include "engine/core/progress.h"
 
 namespace ks {
 

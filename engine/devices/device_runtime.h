@@ -1,5 +1,5 @@
-// The live side of a session: opened OpenCL devices, the tuning cache, the built winners, the
-// measured transfer rates. A session loaded from a file has none and cannot run.
+// The live side of a session: opened OpenCL devices, the built winners, the measured transfer
+// rates. A session loaded from a file has none and cannot run.
 #pragma once
 #include <map>
 #include <memory>
@@ -9,17 +9,15 @@
 
 #include "engine/devices/device_info.h"
 #include "engine/devices/opencl_device.h"
-#include "engine/tune/tuning_cache.h"
 
 namespace ks {
 
 class DeviceRuntime {
  public:
-  // Opens every OpenCL device of the selection and the tuning cache ("" default, "none", path).
-  DeviceRuntime(const std::vector<DeviceInfo>& devices, const std::string& cachePath, std::vector<std::string>& warnings);
+  // Opens every OpenCL device of the selection.
+  explicit DeviceRuntime(const std::vector<DeviceInfo>& devices);
 
   std::shared_ptr<OpenCLDevice> opencl(uint32_t device) const { return opencl_.at(device); }
-  TuningCache& cache() { return *cache_; }
   // Copy time between two memory pools for `bytes` (measured once per device: a 16 MiB write
   // and read); 0 within a pool.
   double transferNs(uint32_t fromPool, uint32_t toPool, int64_t bytes) const;
@@ -35,7 +33,6 @@ class DeviceRuntime {
   std::vector<std::shared_ptr<OpenCLDevice>> opencl_;  // per device index; null for host/openblas
   std::vector<uint32_t> poolOf_;
   std::vector<double> writeBytesPerNs_, readBytesPerNs_;  // per pool (pool 0 unused)
-  std::unique_ptr<TuningCache> cache_;
 };
 
 // Pools of a device selection: host and openblas share host memory (pool 0); each OpenCL device
