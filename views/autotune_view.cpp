@@ -49,7 +49,7 @@ bool AutotuneModel::isWinner(int row) const {
   if (!session_ || row < 0 || row >= rowCount()) return false;
   const TuneMeasurement& m = session_->trace().measurements[row];
   const TuneSearch* s = searchOf(m.kernel, m.device);
-  return s && m.status == "ok" && s->winner == m.schedule;
+  return s && m.status == TuneStatus::Ok && s->winner == m.schedule;
 }
 
 QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
@@ -67,14 +67,15 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole && index.column() == TimeUs) return int(Qt::AlignRight | Qt::AlignVCenter);
   const TuneSearch* search = searchOf(m.kernel, m.device);
   if (role == Qt::ToolTipRole) {
-    QString tip = QString::fromStdString(m.reason.empty() ? m.status : m.status + ": " + m.reason);
+    const std::string status = toString(m.status);
+    QString tip = QString::fromStdString(m.reason.empty() ? status : status + ": " + m.reason);
     if (search)
       tip += tr("\nsearch: %1 candidates, %2 measured, %3 cache hits, %4 ms building; stopped: %5")
                  .arg(search->candidates)
                  .arg(search->measured)
                  .arg(search->cacheHits)
                  .arg(search->buildMs, 0, 'f', 1)
-                 .arg(QString::fromStdString(search->stopReason));
+                 .arg(QString::fromStdString(search->stopText()));
     return tip;
   }
   if (role != Qt::DisplayRole && role != SortRole) return {};
@@ -87,12 +88,12 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
       return m.device < session_->devices().size() ? QString::fromStdString(session_->devices()[m.device].name)
                                                    : QString::number(m.device);
     case Schedule: return QString::fromStdString(m.schedule);
-    case Status: return QString::fromStdString(m.status);
+    case Status: return QString(toString(m.status));
     case TimeUs:
-      if (role == SortRole) return m.status == "ok" ? m.ns : 1e30;  // failures sort last
-      return m.status == "ok" ? QString::number(m.ns / 1e3, 'f', 2) : QString();
+      if (role == SortRole) return m.status == TuneStatus::Ok ? m.ns : 1e30;  // failures sort last
+      return m.status == TuneStatus::Ok ? QString::number(m.ns / 1e3, 'f', 2) : QString();
     case Winner: return winner ? QString::fromUtf8("★") : QString();
-    case StopReason: return search ? QString::fromStdString(search->stopReason) : QString();
+    case StopReason: return search ? QString::fromStdString(search->stopText()) : QString();
     case Reason: return QString::fromStdString(m.reason);
     case Cached: return m.cached ? tr("cached") : QString();
     default: return {};
@@ -200,7 +201,7 @@ void AutotuneView::sessionLoaded(const SessionSnapshot& s) {
   const CompileTrace& t = s.session->trace();
   int ok = 0, cached = 0;
   for (const TuneMeasurement& m : t.measurements) {
-    ok += m.status == "ok";
+    ok += m.status == TuneStatus::Ok;
     cached += m.cached;
   }
   summary_->setText(tr("%1 measurements (%2 ok, %3 cached) of %4 kernels in %5 searches; tune level %6")
@@ -285,7 +286,7 @@ void AutotuneView::showKernel(std::optional<uint32_t> kernel, std::optional<uint
     if (m.kernel != *kernel) continue;
     const QString sched = QString::fromStdString(m.schedule);
     if (!schedules.contains(sched)) schedules << sched;
-    if (m.status == "ok") times[m.device][sched] = m.ns / 1e3;
+    if (m.status == TuneStatus::Ok) times[m.device][sched] = m.ns / 1e3;
   }
   chart->setTitle(tr("%1: schedule times (us, lower is better; winners in the table are starred)")
                       .arg(*kernel < t.kernels.size() ? QString::fromStdString(t.kernels[*kernel].name) : QString::number(*kernel)));

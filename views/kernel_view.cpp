@@ -169,8 +169,8 @@ void KernelView::fillSchedules(std::optional<uint32_t>) {
     const QString sched = QString::fromStdString(m.schedule);
     if (schedule_->findData(sched) >= 0) continue;
     QString label = sched;
-    if (m.status == "ok") label += QString("  (%1 us)").arg(m.ns / 1e3, 0, 'f', 1);
-    else label += QString("  (%1)").arg(QString::fromStdString(m.status));
+    if (m.status == TuneStatus::Ok) label += QString("  (%1 us)").arg(m.ns / 1e3, 0, 'f', 1);
+    else label += QString("  (%1)").arg(QString(toString(m.status)));
     schedule_->addItem(label, sched);
   }
   if (schedule_->findData(QString("default")) < 0) schedule_->addItem("default", QString("default"));

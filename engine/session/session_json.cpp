@@ -87,10 +87,9 @@ void fields(Is<TuneMeasurement> auto& m, auto&& f) {
   f("kernel", m.kernel), f("device", m.device), f("schedule", m.schedule), f("status", m.status), f("ns", m.ns);
   f("reason", m.reason), f("cached", m.cached);
 }
-void fields(Is<TuneSearch> auto& s, auto&& f) {
+void fields(Is<TuneSearch> auto& s, auto&& f) {  // and "stop_reason"
   f("kernel", s.kernel), f("device", s.device), f("winner", s.winner), f("winner_ns", s.winnerNs);
-  f("stop_reason", s.stopReason), f("candidates", s.candidates), f("measured", s.measured), f("cache_hits", s.cacheHits);
-  f("build_ms", s.buildMs);
+  f("candidates", s.candidates), f("measured", s.measured), f("cache_hits", s.cacheHits), f("build_ms", s.buildMs);
 }
 void fields(Is<KernelEntry> auto& e, auto&& f) {  // and "kind"
   f("fused", e.fused), f("device", e.device), f("schedule", e.schedule), f("schedule_json", e.scheduleJson);
@@ -119,11 +118,17 @@ void fields(Is<RunRecord> auto& r, auto&& f) {  // and the lists "steps" and "ou
 json field(const auto& v) { return v; }
 json field(ClassId c) { return c.v; }
 json field(NodeId n) { return n.v; }
+json field(TuneStatus s) { return toString(s); }
 json field(const GemmSpec& s);
 template <class T>
 void read(const json& j, T& v) { v = j.get<T>(); }
 void read(const json& j, ClassId& c) { c = ClassId(j.get<uint32_t>()); }
 void read(const json& j, NodeId& n) { n = NodeId(j.get<uint32_t>()); }
+void read(const json& j, TuneStatus& s) {
+  const auto status = tuneStatusFrom(j.get<std::string>());
+  if (!status) throw Error(ErrorCode::Parse, "unknown tuning status '" + j.get<std::string>() + "'");
+  s = *status;
+}
 void read(const json& j, GemmSpec& s);
 json recordJson(const auto& r) {
   json j = json::object();
@@ -191,7 +196,11 @@ std::string Session::toJson() const {
     tj["kernels"].push_back({{"fused", fusedJson(k.fused)}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"pass", k.pass}});
   for (auto& m : t.matches) tj["matches"].push_back({{"out", m.out.v}, {"a", m.a.v}, {"b", m.b.v}, {"gemm", recordJson(m.spec)}});
   for (auto& m : t.measurements) tj["measurements"].push_back(recordJson(m));
-  for (auto& s : t.searches) tj["searches"].push_back(recordJson(s));
+  for (auto& s : t.searches) {
+    json sj = recordJson(s);
+    sj["stop_reason"] = s.stopText();
+    tj["searches"].push_back(sj);
+  }
   for (auto& e : t.entries) {
     json ej = recordJson(e);
     ej["kind"] = e.kind == KernelEntry::Kind::Gemm ? "gemm" : "fused";
@@ -294,7 +303,11 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
       t.matches.push_back({ClassId(m.at("out").get<uint32_t>()), ClassId(m.at("a").get<uint32_t>()), ClassId(m.at("b").get<uint32_t>()),
                            recordFrom<GemmSpec>(m.at("gemm"))});
     for (auto& m : tj.value("measurements", json::array())) t.measurements.push_back(recordFrom<TuneMeasurement>(m));
-    for (auto& x : tj.value("searches", json::array())) t.searches.push_back(recordFrom<TuneSearch>(x));
+    for (auto& x : tj.value("searches", json::array())) {
+      t.searches.push_back(recordFrom<TuneSearch>(x));
+      const std::string stop = x.at("stop_reason");
+      if (!t.searches.back().setStopFromText(stop)) throw Error(ErrorCode::Parse, "unknown tuning stop reason '" + stop + "'");
+    }
     for (auto& e : tj.value("entries", json::array())) {
       const auto kind = e.at("kind") == "gemm" ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
       t.entries.push_back(recordFrom<KernelEntry>(e));

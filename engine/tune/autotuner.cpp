@@ -91,9 +91,9 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     std::vector<Schedule> builtScheds;
   };
   std::vector<Work> work(kernels.size());
-  auto record = [&](Work& w, const Schedule& s, const std::string& status, double ns, const std::string& reason) {
+  auto record = [&](Work& w, const Schedule& s, TuneStatus status, double ns, const std::string& reason) {
     measurements.push_back({w.search.kernel, deviceIndex, s.str(), status, ns, reason, false});
-    cache_.putMeasurement(w.hash, cacheDevice, {s.toJson().dump(), status, ns, reason});
+    cache_.putMeasurement(w.hash, cacheDevice, {s.toJson().dump(), toString(status), ns, reason});
   };
 
   std::map<uint64_t, int> firstWithHash;
@@ -115,7 +115,8 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
         std::vector<std::string> levelSchedules;
         for (const Schedule& c : enumerateSchedules(k, limits, level_)) levelSchedules.push_back(c.str());
         for (const CachedMeasurement& m : cache_.measurements(w.hash, cacheDevice)) {
-          TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, m.status, m.ns, m.reason, true};
+          TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, tuneStatusFrom(m.status).value_or(TuneStatus::Skipped),
+                             m.ns, m.reason, true};
           try {
             tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
           } catch (...) {
@@ -126,7 +127,8 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
         }
         w.search.winner = s.str();
         w.search.winnerNs = cached->winnerNs;
-        w.search.stopReason = "cached (" + cached->stopReason + ")";
+        w.search.stopReason = StopReason::Cached;
+        w.search.stopDetail = cached->stopReason;
         w.search.candidates = cached->measured;
         w.cached = true;
         w.scheds = {s};
@@ -143,7 +145,8 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     bool nothingToStore = true;
     for (int32_t st : k.storeOps()) nothingToStore = nothingToStore && numel(k.at(st).shape) == 0;
     if (nothingToStore) {  // zero-element values: no launch, nothing to tune
-      w.search.stopReason = "nothing to compute (zero elements)";
+      w.search.stopReason = StopReason::NothingToCompute;
+      w.search.stopDetail = "zero elements";
       w.cached = true;
       continue;
     }
@@ -151,15 +154,15 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > budget_.maxCandidates) {
       candidates.resize(budget_.maxCandidates);
-      w.search.stopReason = "count budget (" + std::to_string(budget_.maxCandidates) + " of " +
-                            std::to_string(w.search.candidates) + " schedules)";
+      w.search.stopReason = StopReason::CountBudget;
+      w.search.stopDetail = std::to_string(budget_.maxCandidates) + " of " + std::to_string(w.search.candidates) + " schedules";
     }
     for (const Schedule& s : candidates) {
       try {
         w.lowered.push_back(lowerKernel(k, s, limits));
         w.scheds.push_back(s);
       } catch (const Error& e) {
-        record(w, s, "skipped", 0, e.message());
+        record(w, s, TuneStatus::Skipped, 0, e.message());
       }
     }
   }
@@ -202,7 +205,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
           w.builtScheds.push_back(w.scheds[c]);
         } catch (const Error& e) {
           if (e.code() == ErrorCode::Cancelled) throw;
-          if (!w.cached) record(w, w.scheds[c], "build error", 0, e.message());
+          if (!w.cached) record(w, w.scheds[c], TuneStatus::BuildError, 0, e.message());
         }
       }
     }
@@ -252,8 +255,9 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     for (std::size_t c = 0; c < w.built.size(); ++c) {
       progress.check("autotune");
       if (msSince(start) > budget_.maxSeconds * 1000.0) {
-        for (std::size_t r = c; r < w.built.size(); ++r) record(w, w.builtScheds[r], "skipped", 0, "time budget reached");
-        search.stopReason = "time budget (" + std::to_string(static_cast<int>(budget_.maxSeconds)) + " s)";
+        for (std::size_t r = c; r < w.built.size(); ++r) record(w, w.builtScheds[r], TuneStatus::Skipped, 0, "time budget reached");
+        search.stopReason = StopReason::TimeBudget;
+        search.stopDetail = std::to_string(static_cast<int>(budget_.maxSeconds)) + " s";
         break;
       }
       try {
@@ -270,12 +274,12 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
           std::string bad;
           for (std::size_t o = 0; o < out.size() && bad.empty(); ++o) bad = compareWithTolerance(out[o], reference[o], terms);
           if (!bad.empty()) {
-            record(w, w.builtScheds[c], "wrong result", first, "differs from the first schedule's result: " + bad);
+            record(w, w.builtScheds[c], TuneStatus::WrongResult, first, "differs from the first schedule's result: " + bad);
             continue;
           }
         }
         if (std::isfinite(best) && first > 20 * best) {
-          record(w, w.builtScheds[c], "too slow", first, "first run over 20x the best so far");
+          record(w, w.builtScheds[c], TuneStatus::TooSlow, first, "first run over 20x the best so far");
           continue;
         }
         std::vector<double> t;
@@ -289,7 +293,7 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
         if (t.empty()) t.push_back(first);
         std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
         const double median = t[t.size() / 2];
-        record(w, w.builtScheds[c], "ok", median, "");
+        record(w, w.builtScheds[c], TuneStatus::Ok, median, "");
         ++search.measured;
         if (median < best) {
           best = median;
@@ -297,22 +301,20 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
         }
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) {
-          search.stopReason = "cancelled";
+          search.stopReason = StopReason::Cancelled;
+          search.stopDetail.clear();
           searches.push_back(search);
           throw;
         }
-        record(w, w.builtScheds[c], "launch error", 0, firstLine(e.message()));
+        record(w, w.builtScheds[c], TuneStatus::LaunchError, 0, firstLine(e.message()));
       }
     }
-    if (search.stopReason.empty()) search.stopReason = "exhausted";
     if (bestIndex >= 0) {
       search.winner = w.builtScheds[bestIndex].str();
       search.winnerNs = best;
       winners[ki] = TunedKernel{w.builtScheds[bestIndex], best, std::move(w.built[bestIndex])};
       cache_.putSearch(w.hash, cacheDevice, level,
-                       {w.builtScheds[bestIndex].toJson().dump(), best, search.stopReason, search.measured});
-    } else {
-      search.stopReason += "; no schedule ran";
+                       {w.builtScheds[bestIndex].toJson().dump(), best, search.stopText(), search.measured});
     }
     searches.push_back(search);
   }
@@ -342,7 +344,8 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     const TuneSearch& first = work[static_cast<std::size_t>(w.sameAs)].search;
     w.search.winner = first.winner;
     w.search.winnerNs = first.winnerNs;
-    w.search.stopReason = "same kernel as " + kernels[static_cast<std::size_t>(w.sameAs)].name;
+    w.search.stopReason = StopReason::SameKernel;
+    w.search.stopDetail = kernels[static_cast<std::size_t>(w.sameAs)].name;
     winners[ki] = winners[static_cast<std::size_t>(w.sameAs)];
     searches.push_back(w.search);
   }

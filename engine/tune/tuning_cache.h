@@ -12,7 +12,7 @@ namespace ks {
 
 struct CachedMeasurement {
   std::string schedule;  // Schedule::str()
-  std::string status;    // "ok", "build error", "launch error", "too slow", "skipped"
+  std::string status;    // toString(TuneStatus): the cache stores words
   double ns = 0;
   std::string reason;
 };
@@ -20,7 +20,7 @@ struct CachedMeasurement {
 struct CachedSearch {
   std::string winner;      // schedule of the fastest ok measurement
   double winnerNs = 0;
-  std::string stopReason;  // "exhausted", "count budget", "time budget"
+  std::string stopReason;  // TuneSearch::stopText() of the search
   int measured = 0;
 };
 

@@ -105,6 +105,31 @@ class TestSession : public QObject {
     fs::remove(path);
   }
 
+  // Session files and the tuning cache keep stop reasons as words: every text a search writes
+  // reads back into the same reason, and a text no search writes is refused.
+  void stopReasonsReadBack() {
+    const std::vector<std::pair<std::string, std::string>> texts = {
+        {"exhausted", "w"}, {"exhausted; no schedule ran", ""}, {"count budget (8 of 12 schedules)", "w"},
+        {"time budget (10 s); no schedule ran", ""}, {"cancelled", ""}, {"cached (count budget (8 of 14 schedules))", "w"},
+        {"nothing to compute (zero elements)", ""}, {"same kernel as k3 exp_mul_sum", "w"}};
+    for (const auto& [text, winner] : texts) {
+      TuneSearch s;
+      s.winner = winner;
+      QVERIFY2(s.setStopFromText(text), text.c_str());
+      QCOMPARE(s.stopText(), text);
+    }
+    QCOMPARE(TuneSearch{}.stopText(), std::string("exhausted; no schedule ran"));
+    TuneSearch s;
+    s.setStopFromText("same kernel as k0 sum");
+    QCOMPARE(s.stopReason, StopReason::SameKernel);
+    QCOMPARE(s.stopDetail, std::string("k0 sum"));
+    for (const char* bad : {"", "done", "count budget (3", "same kernel as", "exhausted!"}) QVERIFY2(!s.setStopFromText(bad), bad);
+    for (TuneStatus st : {TuneStatus::Ok, TuneStatus::BuildError, TuneStatus::LaunchError, TuneStatus::TooSlow,
+                          TuneStatus::Skipped, TuneStatus::WrongResult})
+      QCOMPARE(tuneStatusFrom(toString(st)), std::optional<TuneStatus>(st));
+    QVERIFY(!tuneStatusFrom("fine"));
+  }
+
   void malformedSessionFilesAreErrors() {
     const std::string path = tempPath("bad.kss.json");
     for (const char* text : {"", "{", "{\"format\": \"kernelscope-session\", \"version\": 99}", "[1,2,3]",
@@ -135,7 +160,7 @@ class TestSession : public QObject {
       Session s(loadProgramFile(samplePath("layer_norm.ks")), o);
       s.runTo(Stage::Planned);
       for (auto& m : s.trace().measurements) warmMeasured += !m.cached;
-      for (auto& sr : s.trace().searches) warmHits += sr.stopReason.rfind("cached", 0) == 0;
+      for (auto& sr : s.trace().searches) warmHits += sr.stopReason == StopReason::Cached;
       QVERIFY(s.run({}, true).verifyPassed);
     }
     QVERIFY(coldMeasured > 0);
@@ -160,7 +185,7 @@ class TestSession : public QObject {
     const auto& t = s.trace();
     int same = 0;
     for (const TuneSearch& sr : t.searches)
-      if (sr.stopReason.rfind("same kernel as", 0) == 0) {
+      if (sr.stopReason == StopReason::SameKernel) {
         ++same;
         QVERIFY(!sr.winner.empty());
         for (const TuneMeasurement& m : t.measurements) QVERIFY(m.kernel != sr.kernel);

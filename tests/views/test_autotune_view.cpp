@@ -38,7 +38,7 @@ class TestAutotuneView : public QObject {
     int expectedWinners = 0;
     for (const TuneSearch& s : t.searches)
       for (const TuneMeasurement& m : t.measurements)
-        if (m.kernel == s.kernel && m.device == s.device && m.schedule == s.winner && m.status == "ok") {
+        if (m.kernel == s.kernel && m.device == s.device && m.schedule == s.winner && m.status == TuneStatus::Ok) {
           ++expectedWinners;
           break;
         }
@@ -110,7 +110,7 @@ class TestAutotuneView : public QObject {
     for (const TuneMeasurement& x : t.measurements)
       if (x.kernel == m.kernel) {
         schedules.insert(x.schedule);
-        if (x.status == "ok") devices.insert(x.device);
+        if (x.status == TuneStatus::Ok) devices.insert(x.device);
       }
     QCOMPARE(v.chartBarCount(), int(schedules.size() * devices.size()));
     if (!qEnvironmentVariableIsEmpty("KS_SCREENSHOT_DIR")) {
