@@ -176,8 +176,8 @@ void Session::tune(const Progress& progress) {
   std::vector<Pending> pending;
   for (uint32_t d = 0; d < devices_.size(); ++d) {
     if (!devices_[d].compiles()) continue;
-    auto winners = tuner.tuneDevice(runtime_->opencl(d), d, trace_.kernels, progress, trace_.measurements,
-                                    trace_.searches);
+    TuneRecords out{trace_.measurements, trace_.searches, trace_.warnings};
+    auto winners = tuner.tuneDevice(runtime_->opencl(d), d, trace_.kernels, progress, out);
     progress.check("autotune");
     for (uint32_t k = 0; k < winners.size(); ++k) {
       if (!winners[k]) continue;

@@ -34,8 +34,7 @@ const char* tuneLevelName(TuneLevel level) {
   return "?";
 }
 
-Autotuner::Autotuner(TuningCache& cache, TuneLevel level, TuneBudget budget)
-    : cache_(cache), level_(level), budget_(budget) {}
+Autotuner::Autotuner(TuningCache& cache, TuneLevel level, TuneBudget budget) : settings_{cache, level, budget} {}
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -64,20 +63,40 @@ std::string firstLine(const std::string& s, std::size_t max = 300) {
   std::string r = s.substr(0, s.find('\n'));
   return r.size() > max ? r.substr(0, max) + "..." : r;
 }
-}  // namespace
+// One tuneDevice call: the device, where records go, and per kernel the work of its search.
+class DeviceTuning {
+ public:
+  DeviceTuning(const Autotuner::Settings& settings, const std::shared_ptr<OpenCLDevice>& device, uint32_t deviceIndex,
+               const std::vector<KernelRecord>& kernels, const Progress& progress, TuneRecords& out)
+      : s_(settings),
+        device_(device),
+        info_(device->info()),
+        limits_(info_.limits()),
+        deviceIndex_(deviceIndex),
+        kernels_(kernels),
+        progress_(progress),
+        out_(out),
+        level_(tuneLevelName(s_.level)),
+        cacheDevice_(info_.fingerprint + " | codegen " + std::to_string(kCodegenVersion)),
+        work_(kernels.size()),
+        winners_(kernels.size()) {}
 
-std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_ptr<OpenCLDevice>& device,
-                                                              uint32_t deviceIndex,
-                                                              const std::vector<KernelRecord>& kernels,
-                                                              const Progress& progress,
-                                                              std::vector<TuneMeasurement>& measurements,
-                                                              std::vector<TuneSearch>& searches) {
-  const OpenCLDeviceInfo& info = device->info();
-  const DeviceLimits limits = info.limits();
-  const std::string level = tuneLevelName(level_);
-  const std::string cacheDevice = info.fingerprint + " | codegen " + std::to_string(kCodegenVersion);
-  std::vector<std::optional<TunedKernel>> winners(kernels.size());
+  std::vector<std::optional<TunedKernel>> run() {
+    planWork();
+    progress_.report(0.05, "building " + std::to_string(kernels_.size()) + " kernels on " + info_.id);
+    const auto buildStart = Clock::now();
+    buildCandidates();
+    const double buildMs = msSince(buildStart);
+    for (std::size_t ki = 0; ki < kernels_.size(); ++ki) {
+      work_[ki].search.buildMs = buildMs / static_cast<double>(kernels_.size());
+      if (work_[ki].sameAs < 0) searchKernel(ki);
+    }
+    rebuildWinners();
+    serveDuplicates();
+    return std::move(winners_);
+  }
 
+ private:
   // Per kernel: its search record and the candidates to build (all of them, or only the winner
   // the tuning cache already knows).
   struct Work {
@@ -90,98 +109,134 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     std::vector<OpenCLKernel> built;
     std::vector<Schedule> builtScheds;
   };
-  std::vector<Work> work(kernels.size());
-  auto record = [&](Work& w, const Schedule& s, TuneStatus status, double ns, const std::string& reason) {
-    measurements.push_back({w.search.kernel, deviceIndex, s.str(), status, ns, reason, false});
-    cache_.putMeasurement(w.hash, cacheDevice, {s.toJson().dump(), toString(status), ns, reason});
-  };
 
-  std::map<uint64_t, int> firstWithHash;
-  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
-    progress.check("autotune");
-    Work& w = work[ki];
-    const Kernel& k = kernels[ki].fused.kernel;
-    w.hash = k.hash();
+  void record(Work& w, const Schedule& sched, TuneStatus status, double ns, const std::string& reason) {
+    out_.measurements.push_back({w.search.kernel, deviceIndex_, sched.str(), status, ns, reason, false});
+    s_.cache.putMeasurement(w.hash, cacheDevice_, {sched.toJson().dump(), toString(status), ns, reason});
+  }
+  void warn(std::size_t ki, const std::string& what) {
+    out_.warnings.push_back("tuning cache: " + kernels_[ki].name + " on " + info_.id + ": " + what);
+  }
+  void resetWork(std::size_t ki) {
+    Work& w = work_[ki];
+    w = Work{};
+    w.hash = kernels_[ki].fused.kernel.hash();
     w.search.kernel = static_cast<uint32_t>(ki);
-    w.search.device = deviceIndex;
-    if (auto [it, fresh] = firstWithHash.emplace(w.hash, static_cast<int>(ki)); !fresh) {
-      w.sameAs = it->second, w.cached = true;
-      continue;
-    }
-    if (auto cached = cache_.search(w.hash, cacheDevice, level)) {
-      try {
-        const Schedule s = Schedule::fromJson(nlohmann::json::parse(cached->winner));
-        // The cache holds measurements of every level; show those this level's search covers.
-        std::vector<std::string> levelSchedules;
-        for (const Schedule& c : enumerateSchedules(k, limits, level_)) levelSchedules.push_back(c.str());
-        for (const CachedMeasurement& m : cache_.measurements(w.hash, cacheDevice)) {
-          TuneMeasurement tm{w.search.kernel, deviceIndex, m.schedule, tuneStatusFrom(m.status).value_or(TuneStatus::Skipped),
-                             m.ns, m.reason, true};
-          try {
-            tm.schedule = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
-          } catch (...) {
-          }
-          if (std::find(levelSchedules.begin(), levelSchedules.end(), tm.schedule) == levelSchedules.end()) continue;
-          measurements.push_back(tm);
-          ++w.search.cacheHits;
-        }
-        w.search.winner = s.str();
-        w.search.winnerNs = cached->winnerNs;
-        w.search.stopReason = StopReason::Cached;
-        w.search.stopDetail = cached->stopReason;
-        w.search.candidates = cached->measured;
-        w.cached = true;
-        w.scheds = {s};
-        w.lowered = {lowerKernel(k, s, limits)};
+    w.search.device = deviceIndex_;
+  }
+
+  // Phase 1: per kernel, what to build: nothing (a duplicate, zero elements), the cached winner,
+  // or every candidate schedule that lowers.
+  void planWork() {
+    std::map<uint64_t, int> firstWithHash;
+    for (std::size_t ki = 0; ki < kernels_.size(); ++ki) {
+      progress_.check("autotune");
+      resetWork(ki);
+      Work& w = work_[ki];
+      if (auto [it, fresh] = firstWithHash.emplace(w.hash, static_cast<int>(ki)); !fresh) {
+        w.sameAs = it->second, w.cached = true;
         continue;
-      } catch (const Error&) {
-        w = Work{};  // an unusable cached winner: search again
-        w.hash = k.hash();
-        w.search.kernel = static_cast<uint32_t>(ki);
-        w.search.device = deviceIndex;
-      } catch (const nlohmann::json::exception&) {
       }
+      if (readCache(ki)) continue;
+      const Kernel& k = kernels_[ki].fused.kernel;
+      bool nothingToStore = true;
+      for (int32_t st : k.storeOps()) nothingToStore = nothingToStore && numel(k.at(st).shape) == 0;
+      if (nothingToStore) {  // zero-element values: no launch, nothing to tune
+        w.search.stopReason = StopReason::NothingToCompute;
+        w.search.stopDetail = "zero elements";
+        w.cached = true;
+        continue;
+      }
+      lowerCandidates(ki);
     }
-    bool nothingToStore = true;
-    for (int32_t st : k.storeOps()) nothingToStore = nothingToStore && numel(k.at(st).shape) == 0;
-    if (nothingToStore) {  // zero-element values: no launch, nothing to tune
-      w.search.stopReason = StopReason::NothingToCompute;
-      w.search.stopDetail = "zero elements";
-      w.cached = true;
-      continue;
+  }
+
+  // The winner the tuning cache knows for this level, with the cached measurements this level's
+  // search covers. False (and a warning) when the cached entry cannot be used: search again.
+  bool readCache(std::size_t ki) {
+    Work& w = work_[ki];
+    const auto cached = s_.cache.search(w.hash, cacheDevice_, level_);
+    if (!cached) return false;
+    const Kernel& k = kernels_[ki].fused.kernel;
+    try {
+      const Schedule sched = Schedule::fromJson(nlohmann::json::parse(cached->winner));
+      w.lowered = {lowerKernel(k, sched, limits_)};
+      w.scheds = {sched};
+      w.search.winner = sched.str();
+    } catch (const Error& e) {
+      warn(ki, "the cached winner cannot be used (" + e.message() + "); searched again");
+      resetWork(ki);
+      return false;
+    } catch (const nlohmann::json::exception& e) {
+      warn(ki, std::string("the cached winner is corrupt (") + e.what() + "); searched again");
+      resetWork(ki);
+      return false;
     }
-    std::vector<Schedule> candidates = enumerateSchedules(k, limits, level_);
-    w.search.candidates = static_cast<int>(candidates.size());
-    if (static_cast<int>(candidates.size()) > budget_.maxCandidates) {
-      candidates.resize(budget_.maxCandidates);
-      w.search.stopReason = StopReason::CountBudget;
-      w.search.stopDetail = std::to_string(budget_.maxCandidates) + " of " + std::to_string(w.search.candidates) + " schedules";
-    }
-    for (const Schedule& s : candidates) {
+    std::vector<std::string> levelSchedules;
+    for (const Schedule& c : enumerateSchedules(k, limits_, s_.level)) levelSchedules.push_back(c.str());
+    int unreadable = 0;
+    for (const CachedMeasurement& m : s_.cache.measurements(w.hash, cacheDevice_)) {
+      const std::optional<TuneStatus> status = tuneStatusFrom(m.status);
+      std::string sched;
       try {
-        w.lowered.push_back(lowerKernel(k, s, limits));
-        w.scheds.push_back(s);
+        if (status) sched = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
+      } catch (const std::exception&) {
+        sched.clear();
+      }
+      if (sched.empty()) {
+        ++unreadable;
+        continue;
+      }
+      if (std::find(levelSchedules.begin(), levelSchedules.end(), sched) == levelSchedules.end()) continue;
+      out_.measurements.push_back({w.search.kernel, deviceIndex_, sched, *status, m.ns, m.reason, true});
+      ++w.search.cacheHits;
+    }
+    if (unreadable) warn(ki, std::to_string(unreadable) + " cached measurement(s) unreadable (schedule or status); left out");
+    w.search.winnerNs = cached->winnerNs;
+    w.search.stopReason = StopReason::Cached;
+    w.search.stopDetail = cached->stopReason;
+    w.search.candidates = cached->measured;
+    w.cached = true;
+    return true;
+  }
+
+  // The level's candidates within the count budget; a schedule lowering refuses is recorded as skipped.
+  void lowerCandidates(std::size_t ki) {
+    Work& w = work_[ki];
+    const Kernel& k = kernels_[ki].fused.kernel;
+    std::vector<Schedule> candidates = enumerateSchedules(k, limits_, s_.level);
+    w.search.candidates = static_cast<int>(candidates.size());
+    if (static_cast<int>(candidates.size()) > s_.budget.maxCandidates) {
+      candidates.resize(s_.budget.maxCandidates);
+      w.search.stopReason = StopReason::CountBudget;
+      w.search.stopDetail = std::to_string(s_.budget.maxCandidates) + " of " + std::to_string(w.search.candidates) + " schedules";
+    }
+    for (const Schedule& sched : candidates) {
+      try {
+        w.lowered.push_back(lowerKernel(k, sched, limits_));
+        w.scheds.push_back(sched);
       } catch (const Error& e) {
-        record(w, s, TuneStatus::Skipped, 0, e.message());
+        record(w, sched, TuneStatus::Skipped, 0, e.message());
       }
     }
   }
 
-  // One program for every candidate of every kernel (a PoCL build costs about a second whatever
-  // its size). If it fails, build kernel by kernel, then candidate by candidate, to find culprits.
-  progress.report(0.05, "building " + std::to_string(kernels.size()) + " kernels on " + info.id);
-  const auto buildStart = Clock::now();
-  auto build = [&](const std::vector<LoweredKernel>& ls) {
-    return runCancellable([device, ls] { return device->build(ls); }, progress, "kernel build");
-  };
-  auto buildAll = [&]() {
+  std::vector<OpenCLKernel> build(const std::vector<LoweredKernel>& ls) {
+    auto device = device_;
+    return runCancellable([device, ls] { return device->build(ls); }, progress_, "kernel build");
+  }
+
+  // Phase 2: one program for every candidate of every kernel (a PoCL build costs about a second
+  // whatever its size). If it fails, build kernel by kernel, then candidate by candidate, to find
+  // the culprits.
+  void buildCandidates() {
     std::vector<LoweredKernel> all;
-    for (Work& w : work) all.insert(all.end(), w.lowered.begin(), w.lowered.end());
+    for (Work& w : work_) all.insert(all.end(), w.lowered.begin(), w.lowered.end());
     if (all.empty()) return;
     try {
       std::vector<OpenCLKernel> built = build(all);
       std::size_t i = 0;
-      for (Work& w : work)
+      for (Work& w : work_)
         for (std::size_t c = 0; c < w.lowered.size(); ++c, ++i) {
           w.built.push_back(std::move(built[i]));
           w.builtScheds.push_back(w.scheds[c]);
@@ -190,166 +245,218 @@ std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Cancelled) throw;
     }
-    for (Work& w : work) {
+    for (Work& w : work_) buildOneByOne(w);
+  }
+
+  void buildOneByOne(Work& w) {
+    if (w.lowered.empty()) return;
+    try {
+      w.built = build(w.lowered);
+      w.builtScheds = w.scheds;
+      return;
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Cancelled) throw;
+    }
+    for (std::size_t c = 0; c < w.lowered.size(); ++c) {
       try {
-        if (w.lowered.empty()) continue;
-        w.built = build(w.lowered);
-        w.builtScheds = w.scheds;
-        continue;
+        w.built.push_back(std::move(build({w.lowered[c]}).front()));
+        w.builtScheds.push_back(w.scheds[c]);
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) throw;
-      }
-      for (std::size_t c = 0; c < w.lowered.size(); ++c) {
-        try {
-          w.built.push_back(std::move(build({w.lowered[c]}).front()));
-          w.builtScheds.push_back(w.scheds[c]);
-        } catch (const Error& e) {
-          if (e.code() == ErrorCode::Cancelled) throw;
-          if (!w.cached) record(w, w.scheds[c], TuneStatus::BuildError, 0, e.message());
-        }
+        if (!w.cached) record(w, w.scheds[c], TuneStatus::BuildError, 0, e.message());
       }
     }
-  };
-  buildAll();
-  const double buildMs = msSince(buildStart);
+  }
 
-  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
-    Work& w = work[ki];
+  // Phase 3 for one kernel: a cached or empty search just takes its winner; otherwise every built
+  // candidate is timed and checked against the first one's result, and the fastest wins.
+  void searchKernel(std::size_t ki) {
+    Work& w = work_[ki];
     TuneSearch& search = w.search;
-    search.buildMs = buildMs / static_cast<double>(kernels.size());
-    if (w.sameAs >= 0) continue;
     if (w.cached) {
-      if (w.lowered.empty()) winners[ki] = TunedKernel{Schedule{}, 1.0, OpenCLKernel{}};
-      if (!w.built.empty()) winners[ki] = TunedKernel{w.scheds[0], search.winnerNs, std::move(w.built[0])};
-      searches.push_back(search);
-      continue;
+      if (w.lowered.empty()) winners_[ki] = TunedKernel{Schedule{}, 1.0, OpenCLKernel{}};
+      if (!w.built.empty()) winners_[ki] = TunedKernel{w.scheds[0], search.winnerNs, std::move(w.built[0])};
+      out_.searches.push_back(search);
+      return;
     }
-    progress.check("autotune");
-    progress.report(0.1 + 0.9 * static_cast<double>(ki) / kernels.size(), "timing " + kernels[ki].name + " on " + info.id);
+    progress_.check("autotune");
+    progress_.report(0.1 + 0.9 * static_cast<double>(ki) / kernels_.size(), "timing " + kernels_[ki].name + " on " + info_.id);
+    CandidateTimer timer(*this, ki);
     const auto start = Clock::now();
-    std::vector<OpenCLBuffer> params;
-    std::vector<HostTensor> reference;
-    double best = std::numeric_limits<double>::infinity();
-    int bestIndex = -1;
-    if (!w.built.empty()) {
-      const auto& lp = w.built.front().lowered.params;
-      for (std::size_t p = 0; p < lp.size(); ++p) {
-        params.push_back(device->alloc(static_cast<std::size_t>(std::max<int64_t>(lp[p].numel, 1)) * dtypeSize(lp[p].dtype)));
-        HostTensor h = lp[p].kind == ParamKind::Read ? randomTensor(lp[p].dtype, lp[p].numel, 1234 + p)
-                                                     : HostTensor(lp[p].dtype, {lp[p].numel});
-        device->write(params.back(), h.bytes(), h.byteSize());
-      }
-    }
-    auto readOutputs = [&]() {
-      std::vector<HostTensor> out;
-      const auto& lp = w.built.front().lowered.params;
-      for (std::size_t p = 0; p < lp.size(); ++p)
-        if (lp[p].kind == ParamKind::ReadWrite) {
-          HostTensor h(lp[p].dtype, {lp[p].numel});
-          device->read(params[p], h.bytes(), h.byteSize());
-          out.push_back(std::move(h));
-        }
-      return out;
-    };
-    const int64_t terms = reduceTerms(kernels[ki].fused.kernel);
     for (std::size_t c = 0; c < w.built.size(); ++c) {
-      progress.check("autotune");
-      if (msSince(start) > budget_.maxSeconds * 1000.0) {
+      progress_.check("autotune");
+      if (msSince(start) > s_.budget.maxSeconds * 1000.0) {
         for (std::size_t r = c; r < w.built.size(); ++r) record(w, w.builtScheds[r], TuneStatus::Skipped, 0, "time budget reached");
         search.stopReason = StopReason::TimeBudget;
-        search.stopDetail = std::to_string(static_cast<int>(budget_.maxSeconds)) + " s";
+        search.stopDetail = std::to_string(static_cast<int>(s_.budget.maxSeconds)) + " s";
         break;
       }
+      timer.measure(c);
+    }
+    if (timer.bestIndex >= 0) {
+      const Schedule& best = w.builtScheds[timer.bestIndex];
+      search.winner = best.str();
+      search.winnerNs = timer.best;
+      winners_[ki] = TunedKernel{best, timer.best, std::move(w.built[timer.bestIndex])};
+      s_.cache.putSearch(w.hash, cacheDevice_, level_, {best.toJson().dump(), timer.best, search.stopText(), search.measured});
+    }
+    out_.searches.push_back(search);
+  }
+
+  // Times the candidates of one kernel on shared random inputs and keeps the fastest correct one.
+  class CandidateTimer {
+   public:
+    CandidateTimer(DeviceTuning& t, std::size_t ki)
+        : t_(t), w_(t.work_[ki]), terms_(reduceTerms(t.kernels_[ki].fused.kernel)) {
+      if (w_.built.empty()) return;
+      const auto& lp = w_.built.front().lowered.params;
+      for (std::size_t p = 0; p < lp.size(); ++p) {
+        params_.push_back(t_.device_->alloc(static_cast<std::size_t>(std::max<int64_t>(lp[p].numel, 1)) * dtypeSize(lp[p].dtype)));
+        HostTensor h = lp[p].kind == ParamKind::Read ? randomTensor(lp[p].dtype, lp[p].numel, 1234 + p)
+                                                     : HostTensor(lp[p].dtype, {lp[p].numel});
+        t_.device_->write(params_.back(), h.bytes(), h.byteSize());
+      }
+    }
+
+    void measure(std::size_t c) {
+      const Schedule& sched = w_.builtScheds[c];
       try {
-        const OpenCLKernel& ck = w.built[c];
-        auto launch = [&] {
-          return static_cast<double>(
-              runCancellable([device, &ck, &params] { return device->run(ck, params); }, progress, "kernel launch"));
-        };
-        const double first = launch();
-        auto out = readOutputs();
-        if (reference.empty()) {
-          reference = std::move(out);
+        const double first = launch(c);
+        std::vector<HostTensor> out = readOutputs();
+        if (reference_.empty()) {
+          reference_ = std::move(out);
         } else {
           std::string bad;
-          for (std::size_t o = 0; o < out.size() && bad.empty(); ++o) bad = compareWithTolerance(out[o], reference[o], terms);
+          for (std::size_t o = 0; o < out.size() && bad.empty(); ++o) bad = compareWithTolerance(out[o], reference_[o], terms_);
           if (!bad.empty()) {
-            record(w, w.builtScheds[c], TuneStatus::WrongResult, first, "differs from the first schedule's result: " + bad);
-            continue;
+            t_.record(w_, sched, TuneStatus::WrongResult, first, "differs from the first schedule's result: " + bad);
+            return;
           }
         }
         if (std::isfinite(best) && first > 20 * best) {
-          record(w, w.builtScheds[c], TuneStatus::TooSlow, first, "first run over 20x the best so far");
-          continue;
+          t_.record(w_, sched, TuneStatus::TooSlow, first, "first run over 20x the best so far");
+          return;
         }
-        std::vector<double> t;
-        // Without tuning the one candidate's first run is its measurement: at this level every
-        // launch saved matters more (PoCL compiles a kernel at its first launch).
-        const int runs = level_ == TuneLevel::None ? 0 : budget_.warmup + budget_.repeats;
-        for (int r = 0; r < runs; ++r) {
-          const double ns = launch();
-          if (r >= budget_.warmup) t.push_back(ns);
-        }
-        if (t.empty()) t.push_back(first);
-        std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-        const double median = t[t.size() / 2];
-        record(w, w.builtScheds[c], TuneStatus::Ok, median, "");
-        ++search.measured;
+        const double median = timed(c, first);
+        t_.record(w_, sched, TuneStatus::Ok, median, "");
+        ++w_.search.measured;
         if (median < best) {
           best = median;
           bestIndex = static_cast<int>(c);
         }
       } catch (const Error& e) {
         if (e.code() == ErrorCode::Cancelled) {
-          search.stopReason = StopReason::Cancelled;
-          search.stopDetail.clear();
-          searches.push_back(search);
+          w_.search.stopReason = StopReason::Cancelled;
+          w_.search.stopDetail.clear();
+          t_.out_.searches.push_back(w_.search);
           throw;
         }
-        record(w, w.builtScheds[c], TuneStatus::LaunchError, 0, firstLine(e.message()));
+        t_.record(w_, sched, TuneStatus::LaunchError, 0, firstLine(e.message()));
       }
     }
-    if (bestIndex >= 0) {
-      search.winner = w.builtScheds[bestIndex].str();
-      search.winnerNs = best;
-      winners[ki] = TunedKernel{w.builtScheds[bestIndex], best, std::move(w.built[bestIndex])};
-      cache_.putSearch(w.hash, cacheDevice, level,
-                       {w.builtScheds[bestIndex].toJson().dump(), best, search.stopText(), search.measured});
+
+    double best = std::numeric_limits<double>::infinity();
+    int bestIndex = -1;
+
+   private:
+    double launch(std::size_t c) {
+      const OpenCLKernel& ck = w_.built[c];
+      auto device = t_.device_;
+      auto& params = params_;
+      return static_cast<double>(
+          runCancellable([device, &ck, &params] { return device->run(ck, params); }, t_.progress_, "kernel launch"));
     }
-    searches.push_back(search);
-  }
-  // A warm compile builds the cached winners alone, as one program (above). Building that same
-  // program now puts it in the driver's own cache (PoCL, NVIDIA), where the warm compile then
-  // finds it: about a second saved there for one more build here.
-  bool searched = false;
-  for (const Work& w : work) searched = searched || !w.cached;
-  std::vector<LoweredKernel> chosen;
-  std::vector<std::size_t> owner;
-  for (std::size_t ki = 0; ki < winners.size(); ++ki)
-    if (work[ki].sameAs < 0 && winners[ki] && !winners[ki]->compiled.lowered.launches.empty()) {
-      chosen.push_back(winners[ki]->compiled.lowered);
-      owner.push_back(ki);
+    // The median of the timed runs after the warm-up.
+    double timed(std::size_t c, double first) {
+      std::vector<double> t;
+      // Without tuning the one candidate's first run is its measurement: at this level every
+      // launch saved matters more (PoCL compiles a kernel at its first launch).
+      const int runs = t_.s_.level == TuneLevel::None ? 0 : t_.s_.budget.warmup + t_.s_.budget.repeats;
+      for (int r = 0; r < runs; ++r) {
+        const double ns = launch(c);
+        if (r >= t_.s_.budget.warmup) t.push_back(ns);
+      }
+      if (t.empty()) t.push_back(first);
+      std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+      return t[t.size() / 2];
     }
-  if (searched && !chosen.empty()) {
+    std::vector<HostTensor> readOutputs() {
+      std::vector<HostTensor> out;
+      const auto& lp = w_.built.front().lowered.params;
+      for (std::size_t p = 0; p < lp.size(); ++p)
+        if (lp[p].kind == ParamKind::ReadWrite) {
+          HostTensor h(lp[p].dtype, {lp[p].numel});
+          t_.device_->read(params_[p], h.bytes(), h.byteSize());
+          out.push_back(std::move(h));
+        }
+      return out;
+    }
+
+    DeviceTuning& t_;
+    Work& w_;
+    const int64_t terms_;
+    std::vector<OpenCLBuffer> params_;
+    std::vector<HostTensor> reference_;
+  };
+
+  // Phase 4: a warm compile builds the cached winners alone, as one program (phase 2). Building
+  // that same program now puts it in the driver's own cache (PoCL, NVIDIA), where the warm compile
+  // then finds it: about a second saved there for one more build here.
+  void rebuildWinners() {
+    bool searched = false;
+    for (const Work& w : work_) searched = searched || !w.cached;
+    std::vector<LoweredKernel> chosen;
+    std::vector<std::size_t> owner;
+    for (std::size_t ki = 0; ki < winners_.size(); ++ki)
+      if (work_[ki].sameAs < 0 && winners_[ki] && !winners_[ki]->compiled.lowered.launches.empty()) {
+        chosen.push_back(winners_[ki]->compiled.lowered);
+        owner.push_back(ki);
+      }
+    if (!searched || chosen.empty()) return;
     try {
       std::vector<OpenCLKernel> built = build(chosen);
-      for (std::size_t i = 0; i < owner.size(); ++i) winners[owner[i]]->compiled = std::move(built[i]);
+      for (std::size_t i = 0; i < owner.size(); ++i) winners_[owner[i]]->compiled = std::move(built[i]);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::Cancelled) throw;  // otherwise the candidates' builds serve
     }
   }
-  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
-    Work& w = work[ki];
-    if (w.sameAs < 0) continue;
-    const TuneSearch& first = work[static_cast<std::size_t>(w.sameAs)].search;
-    w.search.winner = first.winner;
-    w.search.winnerNs = first.winnerNs;
-    w.search.stopReason = StopReason::SameKernel;
-    w.search.stopDetail = kernels[static_cast<std::size_t>(w.sameAs)].name;
-    winners[ki] = winners[static_cast<std::size_t>(w.sameAs)];
-    searches.push_back(w.search);
+
+  // Phase 5: a kernel of the same structure as an earlier one takes that one's winner.
+  void serveDuplicates() {
+    for (std::size_t ki = 0; ki < kernels_.size(); ++ki) {
+      Work& w = work_[ki];
+      if (w.sameAs < 0) continue;
+      const auto first = static_cast<std::size_t>(w.sameAs);
+      w.search.winner = work_[first].search.winner;
+      w.search.winnerNs = work_[first].search.winnerNs;
+      w.search.stopReason = StopReason::SameKernel;
+      w.search.stopDetail = kernels_[first].name;
+      winners_[ki] = winners_[first];
+      out_.searches.push_back(w.search);
+    }
   }
-  return winners;
+
+  const Autotuner::Settings& s_;
+  std::shared_ptr<OpenCLDevice> device_;
+  const OpenCLDeviceInfo& info_;
+  const DeviceLimits limits_;
+  const uint32_t deviceIndex_;
+  const std::vector<KernelRecord>& kernels_;
+  const Progress& progress_;
+  TuneRecords& out_;
+  const std::string level_;        // the tuning cache's level key
+  const std::string cacheDevice_;  // the tuning cache's device key
+  std::vector<Work> work_;
+  std::vector<std::optional<TunedKernel>> winners_;
+};
+
+}  // namespace
+
+std::vector<std::optional<TunedKernel>> Autotuner::tuneDevice(const std::shared_ptr<OpenCLDevice>& device,
+                                                              uint32_t deviceIndex,
+                                                              const std::vector<KernelRecord>& kernels,
+                                                              const Progress& progress, TuneRecords& out) {
+  return DeviceTuning(settings_, device, deviceIndex, kernels, progress, out).run();
 }
 
 }  // namespace ks

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/core/progress.h"
@@ -31,22 +32,34 @@ struct TunedKernel {
   OpenCLKernel compiled;  // the winner, built and ready to launch
 };
 
+// Where one tuneDevice call appends what it did.
+struct TuneRecords {
+  std::vector<TuneMeasurement>& measurements;
+  std::vector<TuneSearch>& searches;
+  std::vector<std::string>& warnings;  // tuning-cache entries it could not use
+};
+
 class Autotuner {
  public:
+  struct Settings {
+    TuningCache& cache;
+    TuneLevel level;
+    TuneBudget budget;
+  };
   Autotuner(TuningCache& cache, TuneLevel level, TuneBudget budget);
 
-  // Tunes every kernel on one device. Appends to `measurements` and `searches` (device index
-  // `deviceIndex`); returns the winner per kernel (nullopt when no schedule works: the reason is
-  // in the search's stopReason). Throws Error(Cancelled) within ~200 ms of a cancel request.
+  // Tunes every kernel on one device in five phases: plan the work (duplicates, cached winners,
+  // candidates that lower), build all candidates (with a fallback cascade that finds the ones that
+  // fail), time and check each kernel's candidates, rebuild the winners as one program, and give
+  // duplicates their twin's winner. Appends to `out` (device index `deviceIndex`); returns the
+  // winner per kernel (nullopt when no schedule works: the reason is in the search's stop reason).
+  // Throws Error(Cancelled) within ~200 ms of a cancel request.
   std::vector<std::optional<TunedKernel>> tuneDevice(const std::shared_ptr<OpenCLDevice>& device, uint32_t deviceIndex,
                                                      const std::vector<KernelRecord>& kernels, const Progress& progress,
-                                                     std::vector<TuneMeasurement>& measurements,
-                                                     std::vector<TuneSearch>& searches);
+                                                     TuneRecords& out);
 
  private:
-  TuningCache& cache_;
-  TuneLevel level_;
-  TuneBudget budget_;
+  Settings settings_;
 };
 
 }  // namespace ks

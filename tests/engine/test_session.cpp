@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/codegen/opencl_emitter.h"
 #include "engine/devices/device_info.h"
 #include "engine/io/program_source.h"
 #include "engine/session/exporters.h"
@@ -166,6 +167,49 @@ class TestSession : public QObject {
     QVERIFY(coldMeasured > 0);
     QCOMPARE(warmMeasured, 0);
     QVERIFY(warmHits > 0);
+    fs::remove(cache);
+  }
+
+  // A cached winner or measurement that cannot be read is not dropped silently: the compile
+  // warns, searches that kernel again, and still computes the right values.
+  void unusableCacheEntriesWarn() {
+    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    const std::string cache = tempPath("unusable.sqlite");
+    fs::remove(cache);
+    SessionOptions o;
+    o.tune = TuneLevel::Quick;
+    o.budgetCount = 2;
+    o.cache = cache;
+    o.devices = "opencl:0:0";
+    {
+      Session s(loadProgramFile(samplePath("softmax.ks")), o);
+      s.runTo(Stage::Planned);
+      QVERIFY(s.trace().warnings.empty());
+      std::string warning;
+      auto c = TuningCache::open(cache, &warning);
+      const std::string device = s.devices()[0].fingerprint + " | codegen " + std::to_string(kCodegenVersion);
+      // The first kernel's winner is corrupt; every other kernel gains an unreadable measurement.
+      QVERIFY(s.trace().kernels.size() > 1);
+      for (const KernelRecord& k : s.trace().kernels) {
+        if (&k == &s.trace().kernels.front()) c->putSearch(k.fused.kernel.hash(), device, "quick", {"{not json", 1.0, "exhausted", 1});
+        else c->putMeasurement(k.fused.kernel.hash(), device, {"{\"bad\": 1}", "fine", 1.0, ""});
+      }
+    }
+    Session s(loadProgramFile(samplePath("softmax.ks")), o);
+    s.runTo(Stage::Planned);
+    bool corrupt = false, unreadable = false;
+    for (const std::string& w : s.trace().warnings) {
+      corrupt = corrupt || w.find("cached winner is corrupt") != std::string::npos;
+      unreadable = unreadable || w.find("cached measurement(s) unreadable") != std::string::npos;
+    }
+    QVERIFY2(corrupt, "a corrupt cached winner must be reported");
+    QVERIFY2(unreadable, "an unreadable cached measurement must be reported");
+    int measured = 0;
+    for (const TuneMeasurement& m : s.trace().measurements) measured += !m.cached && m.kernel == 0;
+    QVERIFY(measured > 0);  // the first kernel was searched again
+    for (const TuneSearch& sr : s.trace().searches)
+      QCOMPARE(sr.stopReason == StopReason::Cached, sr.kernel != 0);
+    QVERIFY(s.run({}, true).verifyPassed);
     fs::remove(cache);
   }
 
