@@ -1,6 +1,8 @@
 // Matching the matmul form the program builder (and zyx) produce.
 #include "engine/plan/matmul_matcher.h"
 
+#include "engine/devices/openblas_gemm.h"
+
 namespace ks {
 
 namespace {
@@ -99,6 +101,27 @@ std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>&
   for (ClassId c : g.topoOrder(outputs))
     if (auto m = matchMatmul(g, c)) r.push_back(*m);
   return r;
+}
+
+void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t device, std::vector<KernelEntry>& entries) {
+  for (const MatmulMatch& m : matches) {
+    KernelEntry e;
+    e.kind = KernelEntry::Kind::Gemm;
+    e.device = device;
+    e.gemm = m.spec;
+    e.timeNs = timeGemm(m.spec);
+    e.flops = m.spec.flops();
+    e.bytes = m.spec.bytes();
+    Node n;
+    n.kind = NodeKind::Kernel;
+    n.in = {m.a, m.b};
+    n.out = {m.out};
+    n.device = device;
+    n.ref = static_cast<uint32_t>(entries.size());
+    n.timeNs = e.timeNs;
+    entries.push_back(e);
+    g.addAlternative(m.out, n);
+  }
 }
 
 }  // namespace ks

@@ -6,6 +6,7 @@
 
 #include "engine/devices/gemm_spec.h"
 #include "engine/graph/graph.h"
+#include "engine/plan/kernel_entry.h"
 
 namespace ks {
 
@@ -20,5 +21,9 @@ struct MatmulMatch {
 // last two axes of matrices. f32 only.
 std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c);
 std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs);
+
+// Each match joins its class as a Kernel node running the GEMM on `device` (the openblas device),
+// timed now. Appends one KernelEntry per match, in match order (the memory-ops stage relies on it).
+void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t device, std::vector<KernelEntry>& entries);
 
 }  // namespace ks

@@ -3,17 +3,16 @@
 
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/tolerance.h"
 #include "engine/devices/device_runtime.h"
-#include "engine/devices/openblas_gemm.h"
 #include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
 #include "engine/plan/executor.h"
+#include "engine/plan/memory_ops.h"
 #include "engine/tune/autotuner.h"
 #include "engine/tune/tuning_cache.h"
 
@@ -45,7 +44,57 @@ DeviceLimits limitsOf(const DeviceInfo& d) {
   return l;
 }
 
-int64_t bytesOf(const Graph& g, ClassId c) { return numel(g.shape(c)) * static_cast<int64_t>(dtypeSize(g.dtype(c))); }
+KernelEntry tunedEntry(const KernelRecord& kernel, uint32_t k, uint32_t device, const TunedKernel& winner) {
+  KernelEntry e;
+  e.kind = KernelEntry::Kind::Fused;
+  e.fused = k;
+  e.device = device;
+  e.schedule = winner.schedule.str();
+  e.scheduleJson = winner.schedule.toJson().dump();
+  e.timeNs = std::max(winner.ns, 1.0);
+  e.flops = kernel.flops;
+  e.bytes = kernel.bytes;
+  return e;
+}
+
+// Terms summed into one value of `c` for the tolerance: the largest reduction on its path.
+int64_t reductionTerms(const Graph& g, ClassId c) {
+  int64_t t = 1;
+  for (ClassId k : g.topoOrder({c})) {
+    const Node& n = g.structural(k);
+    if (n.kind != NodeKind::Reduce) continue;
+    int64_t r = 1;
+    for (int64_t a : n.attr) r *= g.shape(n.in[0])[a];
+    t = std::max(t, r);
+  }
+  return t;
+}
+
+OutputValue describeOutput(const std::string& name, const HostTensor& value) {
+  OutputValue o;
+  o.name = name;
+  o.value = value;
+  const int64_t n = value.numel();
+  double sum = 0;
+  o.min = INFINITY;
+  o.max = -INFINITY;
+  for (int64_t e = 0; e < n; ++e) {
+    const double v = value.getDouble(e);
+    o.min = std::min(o.min, v);
+    o.max = std::max(o.max, v);
+    sum += v;
+  }
+  o.mean = n ? sum / n : 0;
+  if (n == 0) o.min = o.max = 0;
+  return o;
+}
+
+std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>> kernelIdentity(const FusedKernel& f) {
+  std::vector<uint32_t> loads, stores;
+  for (ClassId c : f.loads) loads.push_back(c.v);
+  for (ClassId c : f.stores) stores.push_back(c.v);
+  return {f.kernel.hash(), loads, stores};
+}
 }  // namespace
 
 Session::Session(Program program, SessionOptions options) : program_(std::move(program)), options_(std::move(options)) {
@@ -105,24 +154,7 @@ void Session::match() {
     if (devices_[i].kind == DeviceKind::OpenBlas) blas = static_cast<uint32_t>(i);
   if (blas == UINT32_MAX) return;
   trace_.matches = findMatmuls(program_.graph, program_.outputClasses());
-  for (const MatmulMatch& m : trace_.matches) {
-    KernelEntry e;
-    e.kind = KernelEntry::Kind::Gemm;
-    e.device = blas;
-    e.gemm = m.spec;
-    e.timeNs = timeGemm(m.spec);
-    e.flops = m.spec.flops();
-    e.bytes = m.spec.bytes();
-    Node n;
-    n.kind = NodeKind::Kernel;
-    n.in = {m.a, m.b};
-    n.out = {m.out};
-    n.device = blas;
-    n.ref = static_cast<uint32_t>(trace_.entries.size());
-    n.timeNs = e.timeNs;
-    trace_.entries.push_back(e);
-    program_.graph.addAlternative(m.out, n);
-  }
+  addGemmKernels(program_.graph, trace_.matches, blas, trace_.entries);
 }
 
 // ---------------------------------------------------------------- kernelize
@@ -132,22 +164,6 @@ void Session::kernelize() {
   // Pass 0 on the graph as the program built it: what the Fusion view steps through.
   trace_.fusion = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
   if (trace_.fusion.error) throw *trace_.fusion.error;
-  std::set<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>> seen;
-  auto addKernels = [&](const std::vector<FusedKernel>& ks, int pass) {
-    for (const FusedKernel& f : ks) {
-      std::vector<uint32_t> loads, stores;
-      for (ClassId c : f.loads) loads.push_back(c.v);
-      for (ClassId c : f.stores) stores.push_back(c.v);
-      if (!seen.insert({f.kernel.hash(), loads, stores}).second) continue;
-      KernelRecord r;
-      r.fused = f;
-      r.name = "k" + std::to_string(trace_.kernels.size()) + " " + f.kernel.name();
-      r.flops = f.kernel.flops();
-      r.bytes = f.kernel.bytesMoved();
-      r.pass = pass;
-      trace_.kernels.push_back(std::move(r));
-    }
-  };
   addKernels(trace_.fusion.kernels, 0);
   // Pass 1: the gaps between AOT kernels, when there are any.
   if (!trace_.matches.empty()) {
@@ -158,22 +174,29 @@ void Session::kernelize() {
   preAotGraph_.reset();
 }
 
-// ---------------------------------------------------------------- tune
+// Kernelizer passes can produce the same kernel twice (same code, loads and stores): kept once.
+void Session::addKernels(const std::vector<FusedKernel>& kernels, int pass) {
+  std::set<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>> seen;
+  for (const KernelRecord& r : trace_.kernels) seen.insert(kernelIdentity(r.fused));
+  for (const FusedKernel& f : kernels) {
+    if (!seen.insert(kernelIdentity(f)).second) continue;
+    KernelRecord r;
+    r.fused = f;
+    r.name = "k" + std::to_string(trace_.kernels.size()) + " " + f.kernel.name();
+    r.flops = f.kernel.flops();
+    r.bytes = f.kernel.bytesMoved();
+    r.pass = pass;
+    trace_.kernels.push_back(std::move(r));
+  }
+}
+
+// ---------------------------------------------------------------- tune, memory ops
 void Session::tune(const Progress& progress) {
   if (hostOnly(devices_)) return;
-  Graph& g = program_.graph;
-  const TuneBudget budget = [&] {
-    TuneBudget b = defaultBudget(options_.tune);
-    if (options_.budgetCount > 0) b.maxCandidates = options_.budgetCount;
-    if (options_.budgetSeconds > 0) b.maxSeconds = options_.budgetSeconds;
-    return b;
-  }();
+  TuneBudget budget = defaultBudget(options_.tune);
+  if (options_.budgetCount > 0) budget.maxCandidates = options_.budgetCount;
+  if (options_.budgetSeconds > 0) budget.maxSeconds = options_.budgetSeconds;
   Autotuner tuner(*cache_, options_.tune, budget);
-  struct Pending {
-    uint32_t entry;
-    const FusedKernel* fused;
-  };
-  std::vector<Pending> pending;
   for (uint32_t d = 0; d < devices_.size(); ++d) {
     if (!devices_[d].compiles()) continue;
     TuneRecords out{trace_.measurements, trace_.searches, trace_.warnings};
@@ -181,68 +204,17 @@ void Session::tune(const Progress& progress) {
     progress.check("autotune");
     for (uint32_t k = 0; k < winners.size(); ++k) {
       if (!winners[k]) continue;
-      KernelEntry e;
-      e.kind = KernelEntry::Kind::Fused;
-      e.fused = k;
-      e.device = d;
-      e.schedule = winners[k]->schedule.str();
-      e.scheduleJson = winners[k]->schedule.toJson().dump();
-      e.timeNs = std::max(winners[k]->ns, 1.0);
-      e.flops = trace_.kernels[k].flops;
-      e.bytes = trace_.kernels[k].bytes;
+      trace_.entries.push_back(tunedEntry(trace_.kernels[k], k, d, *winners[k]));
       runtime_->compiled[{k, d}] = std::move(winners[k]->compiled);
-      pending.push_back({static_cast<uint32_t>(trace_.entries.size()), &trace_.kernels[k].fused});
-      trace_.entries.push_back(e);
     }
   }
-  // Memory ops: where a kernel may read a value produced in another pool, it reads a ToDevice
-  // class instead (a copy whose cost is the measured transfer time; free when the producer
-  // extraction picks is in the same pool).
-  // GEMM entries were made in match(), one per match and in the same order.
-  std::map<uint32_t, std::set<uint32_t>> producerPools;
-  for (std::size_t i = 0; i < trace_.matches.size(); ++i)
-    producerPools[trace_.matches[i].out.v].insert(poolOf_[trace_.entries[i].device]);
-  for (const Pending& p : pending)
-    for (ClassId c : p.fused->stores) producerPools[c.v].insert(poolOf_[trace_.entries[p.entry].device]);
-  auto operandFor = [&](ClassId x, uint32_t device) -> ClassId {
-    const uint32_t pool = poolOf_[device];
-    if (g.isLeaf(x)) {
-      if (pool == 0) return x;
-      return g.addToDevice(x, device, runtime_->transferNs(0, pool, bytesOf(g, x)));
-    }
-    const auto& pools = producerPools[x.v];
-    if (pools.size() == 1 && *pools.begin() == pool) return x;
-    uint32_t from = 0;
-    for (uint32_t q : pools)
-      if (q != pool) from = q;
-    return g.addToDevice(x, device, runtime_->transferNs(from, pool, bytesOf(g, x)));
-  };
-  for (const Pending& p : pending) {
-    const KernelEntry& e = trace_.entries[p.entry];
-    Node n;
-    n.kind = NodeKind::Kernel;
-    for (ClassId l : p.fused->loads) n.in.push_back(operandFor(l, e.device));
-    n.out = p.fused->stores;
-    n.device = e.device;
-    n.ref = p.entry;
-    n.timeNs = e.timeNs;
-    const NodeId id = g.addAlternative(p.fused->stores.front(), n);
-    for (ClassId s : p.fused->stores) g.attachNode(s, id);
-  }
-  // GEMMs read host memory: a version with copied operands where they may come from a device.
-  for (uint32_t i = 0; i < trace_.matches.size(); ++i) {
-    const MatmulMatch& m = trace_.matches[i];
-    const KernelEntry& e = trace_.entries[i];
-    Node n;
-    n.kind = NodeKind::Kernel;
-    n.in = {operandFor(m.a, e.device), operandFor(m.b, e.device)};
-    if (n.in[0] == m.a && n.in[1] == m.b) continue;
-    n.out = {m.out};
-    n.device = e.device;
-    n.ref = i;
-    n.timeNs = e.timeNs;
-    g.addAlternative(m.out, n);
-  }
+  memoryOps();
+}
+
+void Session::memoryOps() {
+  const DeviceRuntime& rt = *runtime_;
+  insertMemoryOps(program_.graph, {trace_.entries, trace_.kernels, trace_.matches, poolOf_,
+                                   [&rt](uint32_t from, uint32_t to, int64_t bytes) { return rt.transferNs(from, to, bytes); }});
 }
 
 // ---------------------------------------------------------------- extract / plan
@@ -274,59 +246,18 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
   const auto outputs = program_.outputClasses();
   RunRecord rec;
   for (auto& d : devices_) rec.devices.push_back(d.name);
-  std::vector<HostTensor> values;
+  const std::vector<HostTensor> values = execute(leaves, progress, rec);
   std::vector<HostTensor> reference;
-  if (hostOnly(devices_)) {
-    const auto t0 = Clock::now();
-    values = HostExecutor::run(program_.graph, outputs, leaves);
-    StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
-    t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-    rec.totalNs = t.ns;
-    rec.steps.push_back(t);
-  } else {
-    ExecutionInput in{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_, leaves};
-    // One untimed pass first: first-touch allocations, library thread pools and driver caches
-    // would otherwise be charged to whichever step meets them first.
-    RunRecord warmup;
-    executePlan(in, *runtime_, progress, warmup);
-    values = executePlan(in, *runtime_, progress, rec);
-  }
   if (verify) {
     progress.report(1.0, "verifying against host");
     reference = HostExecutor::run(program_.graph, outputs, leaves);
     rec.verified = true;
   }
-  // Terms per output value for the tolerance: the largest reduction on the output's path.
-  auto terms = [&](ClassId c) {
-    int64_t t = 1;
-    for (ClassId k : program_.graph.topoOrder({c})) {
-      const Node& n = program_.graph.structural(k);
-      if (n.kind != NodeKind::Reduce) continue;
-      int64_t r = 1;
-      for (int64_t a : n.attr) r *= program_.graph.shape(n.in[0])[a];
-      t = std::max(t, r);
-    }
-    return t;
-  };
   for (std::size_t i = 0; i < values.size(); ++i) {
-    OutputValue o;
-    o.name = program_.outputs[i].name;
-    o.value = values[i];
-    const int64_t n = o.value.numel();
-    double sum = 0;
-    o.min = INFINITY;
-    o.max = -INFINITY;
-    for (int64_t e = 0; e < n; ++e) {
-      const double v = o.value.getDouble(e);
-      o.min = std::min(o.min, v);
-      o.max = std::max(o.max, v);
-      sum += v;
-    }
-    o.mean = n ? sum / n : 0;
-    if (n == 0) o.min = o.max = 0;
+    OutputValue o = describeOutput(program_.outputs[i].name, values[i]);
     if (verify) {
       o.verified = true;
-      o.mismatch = compareWithTolerance(values[i], reference[i], terms(outputs[i]));
+      o.mismatch = compareWithTolerance(values[i], reference[i], reductionTerms(program_.graph, outputs[i]));
       o.maxAbsError = maxAbsDifference(values[i], reference[i]);
       rec.verifyPassed = rec.verifyPassed && o.mismatch.empty();
     }
@@ -334,6 +265,24 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
   }
   runs_.push_back(std::move(rec));
   return runs_.back();
+}
+
+std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec) {
+  if (hostOnly(devices_)) {
+    const auto t0 = Clock::now();
+    std::vector<HostTensor> values = HostExecutor::run(program_.graph, program_.outputClasses(), leaves);
+    StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
+    t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+    rec.totalNs = t.ns;
+    rec.steps.push_back(t);
+    return values;
+  }
+  ExecutionInput in{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_, leaves};
+  // One untimed pass first: first-touch allocations, library thread pools and driver caches
+  // would otherwise be charged to whichever step meets them first.
+  RunRecord warmup;
+  executePlan(in, *runtime_, progress, warmup);
+  return executePlan(in, *runtime_, progress, rec);
 }
 
 std::string Session::kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered) const {

@@ -63,10 +63,13 @@ class Session {
   Session() = default;
   void match();
   void kernelize();
+  void addKernels(const std::vector<FusedKernel>& kernels, int pass);
   void tune(const Progress& progress);
+  void memoryOps();
   void extract();
   void plan();
   void snapshot(Stage s);
+  std::vector<HostTensor> execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec);
 
   Program program_;
   SessionOptions options_;
