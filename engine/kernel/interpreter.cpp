@@ -1,4 +1,4 @@
-// Interpreters for unlowered and lowered kernels, and the scalar semantics they share.
+// Interpreters for unlowered and lowered kernels; scalar semantics from eval/scalar_ops.h.
 #include "engine/kernel/interpreter.h"
 
 #include <cmath>
@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/half.h"
+#include "engine/eval/scalar_ops.h"
 
 namespace ks {
 
@@ -29,69 +30,14 @@ KVal bl(bool b) {
 
 template <class T>
 KVal unaryFloat(UnaryOp op, DType t, T x) {
-  switch (op) {
-    case UnaryOp::Neg: return fl(t, -x);
-    case UnaryOp::Abs: return fl(t, std::fabs(x));
-    case UnaryOp::Exp: return fl(t, std::exp(x));
-    case UnaryOp::Exp2: return fl(t, std::exp2(x));
-    case UnaryOp::Log: return fl(t, std::log(x));
-    case UnaryOp::Log2: return fl(t, std::log2(x));
-    case UnaryOp::Sqrt: return fl(t, std::sqrt(x));
-    case UnaryOp::Rsqrt: return fl(t, T(1) / std::sqrt(x));
-    case UnaryOp::Reciprocal: return fl(t, T(1) / x);
-    case UnaryOp::Sin: return fl(t, std::sin(x));
-    case UnaryOp::Cos: return fl(t, std::cos(x));
-    case UnaryOp::Tan: return fl(t, std::tan(x));
-    case UnaryOp::Tanh: return fl(t, std::tanh(x));
-    case UnaryOp::Erf: return fl(t, std::erf(x));
-    case UnaryOp::Floor: return fl(t, std::floor(x));
-    case UnaryOp::Ceil: return fl(t, std::ceil(x));
-    case UnaryOp::Round: return fl(t, std::rint(x));
-    case UnaryOp::Trunc: return fl(t, std::trunc(x));
-    case UnaryOp::Not: return fl(t, x == T(0) ? T(1) : T(0));
-    case UnaryOp::IsNan: return bl(std::isnan(x));
-    case UnaryOp::Sign: return fl(t, static_cast<T>((x > T(0)) - (x < T(0))));
-  }
-  return fl(t, x);
+  if (op == UnaryOp::IsNan) return bl(std::isnan(x));
+  return fl(t, floatUnary<T>(op, x));
 }
 
 template <class T>
 KVal binaryFloat(BinaryOp op, DType t, T a, T b) {
-  switch (op) {
-    case BinaryOp::Add: return fl(t, a + b);
-    case BinaryOp::Sub: return fl(t, a - b);
-    case BinaryOp::Mul: return fl(t, a * b);
-    case BinaryOp::Div: return fl(t, a / b);
-    case BinaryOp::Mod: {
-      T r = std::fmod(a, b);
-      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
-      return fl(t, r);
-    }
-    case BinaryOp::Pow: return fl(t, std::pow(a, b));
-    case BinaryOp::Max: return fl(t, std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : (a > b ? a : b));
-    case BinaryOp::Min: return fl(t, std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : (a < b ? a : b));
-    case BinaryOp::CmpLt: return bl(a < b);
-    case BinaryOp::CmpLe: return bl(a <= b);
-    case BinaryOp::CmpGt: return bl(a > b);
-    case BinaryOp::CmpGe: return bl(a >= b);
-    case BinaryOp::CmpEq: return bl(a == b);
-    case BinaryOp::CmpNe: return bl(a != b);
-    case BinaryOp::And: return fl(t, (a != T(0)) && (b != T(0)) ? T(1) : T(0));
-    case BinaryOp::Or: return fl(t, (a != T(0)) || (b != T(0)) ? T(1) : T(0));
-    case BinaryOp::Xor: return fl(t, (a != T(0)) != (b != T(0)) ? T(1) : T(0));
-  }
-  return fl(t, a);
-}
-
-int64_t ipow(int64_t a, int64_t b) {
-  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-  uint64_t r = 1, base = static_cast<uint64_t>(a);
-  while (b > 0) {
-    if (b & 1) r *= base;
-    base *= base;
-    b >>= 1;
-  }
-  return static_cast<int64_t>(r);
+  const T r = floatBinary<T>(op, a, b);
+  return isComparison(op) ? bl(r != T(0)) : fl(t, r);
 }
 }  // namespace
 
@@ -105,50 +51,17 @@ KVal kvalOf(const Scalar& s) {
 KVal evalUnary(UnaryOp op, DType t, KVal x) {
   if (t == DType::F64) return unaryFloat<double>(op, t, x.f);
   if (isFloat(t)) return unaryFloat<float>(op, t, static_cast<float>(x.f));
-  const uint64_t u = static_cast<uint64_t>(x.i);
-  switch (op) {
-    case UnaryOp::Neg: return in(t, static_cast<int64_t>(0 - u));
-    case UnaryOp::Abs: return in(t, x.i < 0 ? static_cast<int64_t>(0 - u) : x.i);
-    case UnaryOp::Not: return t == DType::Bool ? bl(x.i == 0) : in(t, ~x.i);
-    case UnaryOp::IsNan: return bl(false);
-    case UnaryOp::Sign: return in(t, (x.i > 0) - (x.i < 0));
-    default: return in(t, x.i);  // floor/ceil/round/trunc are the identity on integers
-  }
+  if (op == UnaryOp::IsNan) return bl(false);
+  const auto r = intUnary(op, x.i, t);
+  if (!r) throw Error(ErrorCode::DType, std::string(unaryOpName(op)) + " of an integer value (" + std::string(dtypeName(t)) + ") is not defined");
+  return in(t, *r);
 }
 
 KVal evalBinary(BinaryOp op, DType t, KVal a, KVal b) {
   if (t == DType::F64) return binaryFloat<double>(op, t, a.f, b.f);
   if (isFloat(t)) return binaryFloat<float>(op, t, static_cast<float>(a.f), static_cast<float>(b.f));
-  const int64_t x = a.i, y = b.i;
-  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-  switch (op) {
-    case BinaryOp::Add: return in(t, static_cast<int64_t>(ux + uy));
-    case BinaryOp::Sub: return in(t, static_cast<int64_t>(ux - uy));
-    case BinaryOp::Mul: return in(t, static_cast<int64_t>(ux * uy));
-    case BinaryOp::Div:
-      if (y == 0) return in(t, 0);
-      if (y == -1) return in(t, static_cast<int64_t>(0 - ux));
-      return in(t, x / y);
-    case BinaryOp::Mod: {
-      if (y == 0 || y == -1) return in(t, 0);
-      int64_t r = x % y;
-      if (r != 0 && ((r < 0) != (y < 0))) r += y;
-      return in(t, r);
-    }
-    case BinaryOp::Pow: return in(t, ipow(x, y));
-    case BinaryOp::Max: return in(t, x > y ? x : y);
-    case BinaryOp::Min: return in(t, x < y ? x : y);
-    case BinaryOp::CmpLt: return bl(x < y);
-    case BinaryOp::CmpLe: return bl(x <= y);
-    case BinaryOp::CmpGt: return bl(x > y);
-    case BinaryOp::CmpGe: return bl(x >= y);
-    case BinaryOp::CmpEq: return bl(x == y);
-    case BinaryOp::CmpNe: return bl(x != y);
-    case BinaryOp::And: return in(t, x & y);
-    case BinaryOp::Or: return in(t, x | y);
-    case BinaryOp::Xor: return in(t, x ^ y);
-  }
-  return in(t, x);
+  const int64_t r = intBinary(op, a.i, b.i, t);
+  return isComparison(op) ? bl(r != 0) : in(t, r);
 }
 
 KVal evalCast(DType from, DType to, KVal x) {

@@ -1,7 +1,8 @@
 // The kernel IR interpreter: runs an unlowered Kernel (op by op, whole tensors) or a LoweredKernel
 // (work-item by work-item, phase by phase between barriers) on host buffers. The two are
 // independent implementations, so running a lowered kernel against its unlowered form checks
-// lowering and schedules cheaply. Scalar semantics are HostExecutor's (host_executor.h).
+// lowering and schedules cheaply. Scalar semantics are eval/scalar_ops.h, shared with the host
+// executor (its rules: host_executor.h); PyTorch's values in tests/data/op_cases.json check both.
 #pragma once
 #include <cstdint>
 #include <vector>

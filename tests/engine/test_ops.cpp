@@ -18,6 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/eval/host_executor.h"
+#include "engine/kernel/interpreter.h"
+#include "engine/kernel/lowering.h"
+#include "engine/kernelizer/kernelizer.h"
 #include "engine/program/builder.h"
 
 using json = nlohmann::json;
@@ -304,6 +307,55 @@ std::string valueStr(const HostTensor& h, int64_t i) {
   return isFloat(h.dtype()) ? std::to_string(h.getDouble(i)) : std::to_string(h.getInt(i));
 }
 
+// Runs fused kernels on the IR interpreter in dependency order, each reading the leaves and the
+// values earlier kernels stored, and returns the values of `outputs`.
+std::vector<HostTensor> interpretKernels(const Graph& g, const std::vector<FusedKernel>& kernels, const std::vector<ClassId>& outputs,
+                                         const std::vector<HostTensor>& leaves, bool lowered) {
+  std::map<uint32_t, HostTensor> value;  // class -> its value
+  for (uint32_t l = 0; l < g.leaves().size(); ++l) value[g.leafClass(l).v] = leaves[l];
+  std::vector<bool> done(kernels.size(), false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+      const FusedKernel& f = kernels[ki];
+      bool ready = !done[ki];
+      for (ClassId l : f.loads) ready = ready && value.count(l.v);
+      if (!ready) continue;
+      std::vector<HostTensor> buffers;
+      std::size_t load = 0, store = 0;
+      for (int32_t p : f.kernel.params()) {
+        const KOp& op = f.kernel.at(p);
+        if (op.paramKind() == ParamKind::Read) buffers.push_back(value.at(f.loads.at(load++).v).reshaped({numel(op.shape)}));
+        else if (op.paramKind() == ParamKind::ReadWrite) buffers.push_back(HostTensor(op.dtype, {numel(op.shape)}));
+        else throw Error(ErrorCode::Unsupported, "kernel with a scalar parameter");
+      }
+      bool empty = true;  // zero-element stores: nothing is launched (the autotuner's rule too)
+      for (ClassId c : f.stores) empty = empty && numel(g.shape(c)) == 0;
+      if (!empty && lowered) {
+        // The schedule --tune none runs (the plain default does not apply to every grid).
+        const std::vector<Schedule> first = enumerateSchedules(f.kernel, DeviceLimits{}, TuneLevel::None);
+        runLowered(lowerKernel(f.kernel, first.empty() ? Schedule{} : first.front(), DeviceLimits{}), buffers);
+      } else if (!empty) {
+        runKernel(f.kernel, buffers);
+      }
+      // Store i writes the ReadWrite param its Store op names.
+      const std::vector<int32_t> params = f.kernel.params();
+      for (int32_t s : f.kernel.storeOps()) {
+        const auto slot = static_cast<std::size_t>(std::find(params.begin(), params.end(), f.kernel.at(s).src[0]) - params.begin());
+        const ClassId c = f.stores.at(store++);
+        value[c.v] = buffers[slot].reshaped(g.shape(c));
+      }
+      done[ki] = progress = true;
+    }
+  }
+  std::vector<HostTensor> out;
+  for (ClassId c : outputs) {
+    if (!value.count(c.v)) throw Error(ErrorCode::Internal, "no kernel stores output class %" + std::to_string(c.v));
+    out.push_back(value.at(c.v));
+  }
+  return out;
+}
+
 }  // namespace
 
 class TestOps : public QObject {
@@ -313,6 +365,44 @@ class TestOps : public QObject {
   json cases_;
   std::map<std::string, OpFn> table_;
   std::map<std::string, std::map<std::string, int>> coverage_;  // op -> dtype class -> cases passed
+
+  // The case's program in `b`; fills `leaves` (by leaf index) and returns the output classes.
+  std::vector<ClassId> buildCase(const json& c, ProgramBuilder& b, std::vector<HostTensor>& leaves) {
+    std::vector<Value> ins;
+    std::vector<HostTensor> data;
+    for (std::size_t i = 0; i < c["inputs"].size(); ++i) {
+      data.push_back(tensorOf(c["inputs"][i]));
+      ins.push_back(b.input("in" + std::to_string(i), data.back().dtype(), data.back().shape()));
+    }
+    const std::vector<Value> outs = table_.at(c["op"].get<std::string>())(b, ins, c["args"]);
+    leaves = bindLeaves(b.program(), {}, 0);
+    for (std::size_t i = 0; i < ins.size(); ++i) leaves[b.program().inputs[i].leaf] = data[i];
+    std::vector<ClassId> ids;
+    for (const Value& v : outs) ids.push_back(v.id());
+    return ids;
+  }
+
+  // "" when `got` matches the case's expected values (dtype, shape, values within the op's
+  // tolerance), otherwise the first difference.
+  static std::string mismatch(const json& c, const std::vector<HostTensor>& got) {
+    const json& expected = c["expected"];
+    if (got.size() != expected.size()) return "got " + std::to_string(got.size()) + " outputs, expected " + std::to_string(expected.size());
+    const int64_t k = c.value("k", int64_t{1});
+    for (std::size_t o = 0; o < got.size(); ++o) {
+      const HostTensor want = tensorOf(expected[o]);
+      if (got[o].dtype() != want.dtype() || got[o].shape() != want.shape())
+        return "output " + std::to_string(o) + " is " + std::string(dtypeName(got[o].dtype())) + shapeStr(got[o].shape()) +
+               ", expected " + std::string(dtypeName(want.dtype())) + shapeStr(want.shape());
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        const bool ok = isFloat(want.dtype()) ? close(got[o].getDouble(i), want.getDouble(i), want.dtype(), k)
+                                              : got[o].getInt(i) == want.getInt(i);
+        if (!ok)
+          return "output " + std::to_string(o) + " element " + std::to_string(i) + ": got " + valueStr(got[o], i) +
+                 ", expected " + valueStr(want, i);
+      }
+    }
+    return "";
+  }
 
  private slots:
   void initTestCase() {
@@ -339,46 +429,48 @@ class TestOps : public QObject {
     QVERIFY2(it != table_.end(), ("no builder entry for op " + opName).c_str());
 
     ProgramBuilder b(c["name"].get<std::string>());
-    std::vector<Value> ins;
-    std::vector<HostTensor> data;
-    for (std::size_t i = 0; i < c["inputs"].size(); ++i) {
-      data.push_back(tensorOf(c["inputs"][i]));
-      ins.push_back(b.input("in" + std::to_string(i), data.back().dtype(), data.back().shape()));
-    }
-    std::vector<Value> outs;
+    std::vector<HostTensor> leaves;
+    std::vector<ClassId> ids;
     try {
-      outs = it->second(b, ins, c["args"]);
+      ids = buildCase(c, b, leaves);
     } catch (const Error& e) {
       QFAIL(("builder threw: " + std::string(e.what())).c_str());
     }
-    std::vector<HostTensor> leaves(b.graph().leaves().size());
-    for (std::size_t i = 0; i < ins.size(); ++i) leaves[b.program().inputs[i].leaf] = data[i];
-    std::vector<ClassId> ids;
-    for (const Value& v : outs) ids.push_back(v.id());
     std::vector<HostTensor> got;
     try {
       got = HostExecutor::run(b.graph(), ids, leaves);
     } catch (const Error& e) {
       QFAIL(("host executor threw: " + std::string(e.what())).c_str());
     }
+    const std::string bad = mismatch(c, got);
+    QVERIFY2(bad.empty(), bad.c_str());
+    ++coverage_[opName][c["cls"].get<std::string>()];
+  }
 
-    const json& expected = c["expected"];
-    QCOMPARE(got.size(), expected.size());
-    const int64_t k = c.value("k", int64_t{1});
-    for (std::size_t o = 0; o < got.size(); ++o) {
-      const HostTensor want = tensorOf(expected[o]);
-      QCOMPARE(std::string(dtypeName(got[o].dtype())), std::string(dtypeName(want.dtype())));
-      QCOMPARE(shapeStr(got[o].shape()), shapeStr(want.shape()));
-      for (int64_t i = 0; i < want.numel(); ++i) {
-        const bool ok = isFloat(want.dtype()) ? close(got[o].getDouble(i), want.getDouble(i), want.dtype(), k)
-                                              : got[o].getInt(i) == want.getInt(i);
-        if (!ok)
-          QFAIL(("output " + std::to_string(o) + " element " + std::to_string(i) + ": got " + valueStr(got[o], i) +
-                 ", expected " + valueStr(want, i))
-                    .c_str());
+  // Every case once more through the kernelizer and both IR interpreters (the unlowered kernel,
+  // and the kernel lowered under the schedule --tune none picks), kernel after kernel from the case's
+  // inputs, never through the host executor. The interpreters share the host executor's scalar
+  // semantics (eval/scalar_ops.h), so PyTorch's values are what checks that code independently.
+  void casesOnInterpreters() {
+    int checked = 0;
+    for (const json& c : cases_) {
+      ProgramBuilder b(c["name"].get<std::string>());
+      std::vector<HostTensor> leaves;
+      const std::vector<ClassId> ids = buildCase(c, b, leaves);
+      const KernelizeResult kr = kernelize(b.graph(), ids);
+      if (kr.error) QFAIL((c["name"].get<std::string>() + ": " + kr.error->what()).c_str());
+      for (bool lowered : {false, true}) {
+        std::string bad;
+        try {
+          bad = mismatch(c, interpretKernels(b.graph(), kr.kernels, ids, leaves, lowered));
+        } catch (const Error& e) {
+          bad = e.what();
+        }
+        QVERIFY2(bad.empty(), (c["name"].get<std::string>() + (lowered ? " (lowered): " : " (unlowered): ") + bad).c_str());
+        ++checked;
       }
     }
-    ++coverage_[opName][c["cls"].get<std::string>()];
+    QCOMPARE(checked, 2 * static_cast<int>(cases_.size()));
   }
 
   // The cases once more through the whole pipeline on an OpenCL device (PoCL here), as outputs of
