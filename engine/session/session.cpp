@@ -51,7 +51,9 @@ KernelEntry tunedEntry(const KernelRecord& kernel, uint32_t k, uint32_t device, 
   e.device = device;
   e.schedule = winner.schedule.str();
   e.scheduleJson = winner.schedule.toJson().dump();
-  e.timeNs = std::max(winner.ns, 1.0);
+  // A kernel with nothing to store is never launched: it costs nothing. A launched one costs at
+  // least a nanosecond, whatever the device timer's resolution says.
+  e.timeNs = winner.compiled.lowered.launches.empty() ? 0.0 : std::max(winner.ns, 1.0);
   e.flops = kernel.flops;
   e.bytes = kernel.bytes;
   return e;

@@ -274,7 +274,7 @@ class DeviceTuning {
     Work& w = work_[ki];
     TuneSearch& search = w.search;
     if (w.cached) {
-      if (w.lowered.empty()) winners_[ki] = TunedKernel{Schedule{}, 1.0, OpenCLKernel{}};
+      if (w.lowered.empty()) winners_[ki] = TunedKernel{Schedule{}, 0.0, OpenCLKernel{}};  // nothing to launch
       if (!w.built.empty()) winners_[ki] = TunedKernel{w.scheds[0], search.winnerNs, std::move(w.built[0])};
       out_.searches.push_back(search);
       return;
@@ -337,7 +337,7 @@ class DeviceTuning {
           t_.record(w_, sched, TuneStatus::TooSlow, first, "first run over 20x the best so far");
           return;
         }
-        const double median = timed(c, first);
+        const double median = timed(c);
         t_.record(w_, sched, TuneStatus::Ok, median, "");
         ++w_.search.measured;
         if (median < best) {
@@ -367,16 +367,15 @@ class DeviceTuning {
           runCancellable([device, &ck, &params] { return device->run(ck, params); }, t_.progress_, "kernel launch"));
     }
     // The median of the timed runs after the warm-up.
-    double timed(std::size_t c, double first) {
+    double timed(std::size_t c) {
       std::vector<double> t;
-      // Without tuning the one candidate's first run is its measurement: at this level every
-      // launch saved matters more (PoCL compiles a kernel at its first launch).
-      const int runs = t_.s_.level == TuneLevel::None ? 0 : t_.s_.budget.warmup + t_.s_.budget.repeats;
+      // The first launch (the result check) is never a measurement, at any level: PoCL compiles
+      // a kernel at its first launch, so it times the compiler, not the kernel.
+      const int runs = t_.s_.budget.warmup + std::max(1, t_.s_.budget.repeats);
       for (int r = 0; r < runs; ++r) {
         const double ns = launch(c);
         if (r >= t_.s_.budget.warmup) t.push_back(ns);
       }
-      if (t.empty()) t.push_back(first);
       std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
       return t[t.size() / 2];
     }

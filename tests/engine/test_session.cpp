@@ -213,6 +213,23 @@ class TestSession : public QObject {
     fs::remove(cache);
   }
 
+  // A kernel that stores zero elements is never launched, so it costs nothing: no search, no
+  // invented time.
+  void zeroElementKernelsCostNothing() {
+    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    SessionOptions o;
+    o.tune = TuneLevel::Quick;
+    o.cache = "none";
+    o.devices = "opencl:0:0";
+    Session s(parseKs("input x: f32[0, 4]\ny = exp(x) * 2\noutput y\n", "empty.ks"), o);
+    QVERIFY(s.run({}, true).verifyPassed);
+    const auto& t = s.trace();
+    QVERIFY(!t.entries.empty());
+    for (const KernelEntry& e : t.entries) QCOMPARE(e.timeNs, 0.0);
+    for (const TuneSearch& sr : t.searches) QCOMPARE(sr.stopReason, StopReason::NothingToCompute);
+    QVERIFY(t.measurements.empty());
+  }
+
   // Two kernels of the same structure are searched once: the second takes the first's winner,
   // so a warm compile (which finds both in the cache) builds the same program the cold one built.
   void identicalKernelsAreTunedOnce() {
