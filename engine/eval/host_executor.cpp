@@ -586,7 +586,8 @@ View reduce(const View& in, ReduceOp r, const std::vector<int64_t>& axes, DType 
 // ---------------------------------------------------------------- driver
 class Run {
  public:
-  Run(const Graph& g, const std::vector<HostTensor>& leaves) : g_(g), leaves_(leaves) {}
+  Run(const Graph& g, const std::vector<HostTensor>& leaves, std::vector<ClassId>* evaluated)
+      : g_(g), leaves_(leaves), evaluated_(evaluated) {}
 
   std::vector<HostTensor> operator()(const std::vector<ClassId>& outputs) {
     for (ClassId o : outputs)
@@ -601,6 +602,7 @@ class Run {
     for (ClassId c : order) {
       if (fused_.count(c.v)) continue;
       View v = eval(c);
+      if (evaluated_) evaluated_->push_back(c);
       values_.emplace(c.v, std::move(v));
       for (ClassId d : operandsOf(c)) release(d);
     }
@@ -690,6 +692,7 @@ class Run {
 
   const Graph& g_;
   const std::vector<HostTensor>& leaves_;
+  std::vector<ClassId>* evaluated_;
   std::unordered_map<uint32_t, View> values_;
   std::unordered_map<uint32_t, int64_t> uses_;
   std::unordered_set<uint32_t> fused_;
@@ -698,8 +701,8 @@ class Run {
 }  // namespace
 
 std::vector<HostTensor> HostExecutor::run(const Graph& graph, const std::vector<ClassId>& outputs,
-                                          const std::vector<HostTensor>& leaves) {
-  return Run(graph, leaves)(outputs);
+                                          const std::vector<HostTensor>& leaves, std::vector<ClassId>* evaluated) {
+  return Run(graph, leaves, evaluated)(outputs);
 }
 
 }  // namespace ks

@@ -49,9 +49,11 @@ namespace ks {
 class HostExecutor {
  public:
   // Evaluates `outputs`; the results are dense row-major tensors with each class's dtype and shape.
-  // Throws ks::Error for missing/mismatched leaves and Kernel-only classes.
+  // Every class is evaluated at most once, however many consumers share it; `evaluated`, when
+  // given, receives the classes in evaluation order. Throws ks::Error for missing/mismatched
+  // leaves and Kernel-only classes.
   static std::vector<HostTensor> run(const Graph& graph, const std::vector<ClassId>& outputs,
-                                     const std::vector<HostTensor>& leaves);
+                                     const std::vector<HostTensor>& leaves, std::vector<ClassId>* evaluated = nullptr);
 };
 
 }  // namespace ks

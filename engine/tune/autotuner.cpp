@@ -212,6 +212,7 @@ class DeviceTuning {
       w.search.stopDetail = std::to_string(s_.budget.maxCandidates) + " of " + std::to_string(w.search.candidates) + " schedules";
     }
     for (const Schedule& sched : candidates) {
+      progress_.check("autotune");  // lowering every candidate of a large kernel takes a while
       try {
         w.lowered.push_back(lowerKernel(k, sched, limits_));
         w.scheds.push_back(sched);

@@ -309,8 +309,13 @@ class TestGraph : public QObject {
     Value y = op::add(e, e);
     HostTensor in(DType::F32, {3});
     for (int i = 0; i < 3; ++i) in.setDouble(i, i - 1.0);
-    const auto out = HostExecutor::run(b.graph(), {y.id(), e.id()}, {in});
+    std::vector<ClassId> evaluated;
+    const auto out = HostExecutor::run(b.graph(), {y.id(), e.id()}, {in}, &evaluated);
     QCOMPARE(out.size(), std::size_t{2});
+    // exp is read twice by the add and once as an output, and computed once.
+    QCOMPARE(std::count(evaluated.begin(), evaluated.end(), e.id()), std::ptrdiff_t{1});
+    QCOMPARE(std::count(evaluated.begin(), evaluated.end(), y.id()), std::ptrdiff_t{1});
+    QCOMPARE(evaluated.size(), std::size_t{3});  // x, exp, add
     for (int i = 0; i < 3; ++i) {
       QCOMPARE(out[1].getDouble(i), double(std::exp(float(i - 1.0))));
       QCOMPARE(out[0].getDouble(i), double(std::exp(float(i - 1.0)) * 2.0f));

@@ -11,10 +11,7 @@
 #include "engine/eval/host_executor.h"
 #include "engine/kernelizer/kernelizer.h"
 #include "engine/program/builder.h"
-#if __has_include("engine/kernel/interpreter.h")
-#include "engine/kernel/interpreter.h"
-#define KS_HAVE_INTERPRETER 1
-#endif
+#include "tests/engine/interpret_kernels.h"
 
 using namespace ks;
 
@@ -56,41 +53,20 @@ void checkReplay(const KernelizeResult& r) {
   for (std::size_t i = 0; i < r.trace.steps.size(); ++i) QCOMPARE(r.trace.steps[i].index, static_cast<int32_t>(i));
 }
 
-#ifdef KS_HAVE_INTERPRETER
-// Runs the fused kernels with the IR interpreter in dependency order (a kernel runs once every
-// class it loads is in memory) and compares the outputs with the host executor on the graph.
+// Runs the fused kernels with the IR interpreter in dependency order and compares the outputs
+// with the host executor on the graph.
 QString numericMismatch(const Program& p, const KernelizeResult& r, uint64_t seed) {
   const std::vector<HostTensor> leaves = bindLeaves(p, {}, seed);
   const std::vector<HostTensor> expected = HostExecutor::run(p.graph, p.outputClasses(), leaves);
-  std::unordered_map<ClassId, HostTensor> mem;
-  for (std::size_t i = 0; i < leaves.size(); ++i) mem[p.graph.leafClass(static_cast<uint32_t>(i))] = leaves[i];
-  std::vector<bool> done(r.kernels.size(), false);
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (std::size_t ki = 0; ki < r.kernels.size(); ++ki) {
-      const FusedKernel& k = r.kernels[ki];
-      if (done[ki] || !std::all_of(k.loads.begin(), k.loads.end(), [&](ClassId c) { return mem.count(c); })) continue;
-      std::vector<HostTensor> buffers;
-      std::size_t li = 0;
-      std::vector<int32_t> params = k.kernel.params();
-      for (int32_t pi : params) {
-        const KOp& o = k.kernel.at(pi);
-        buffers.push_back(o.paramKind() == ParamKind::Read ? mem.at(k.loads[li++]) : HostTensor(o.dtype, o.shape));
-      }
-      runKernel(k.kernel, buffers);
-      const std::vector<int32_t> storeOps = k.kernel.storeOps();
-      for (std::size_t si = 0; si < storeOps.size(); ++si) {
-        const int32_t param = k.kernel.at(storeOps[si]).src[0];
-        const auto pos = std::find(params.begin(), params.end(), param) - params.begin();
-        mem[k.stores[si]] = buffers[static_cast<std::size_t>(pos)];
-      }
-      done[ki] = progress = true;
-    }
+  std::vector<HostTensor> outputs;
+  try {
+    outputs = interpretKernels(p.graph, r.kernels, p.outputClasses(), leaves, false);
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
   }
   for (std::size_t oi = 0; oi < p.outputs.size(); ++oi) {
     const ClassId c = p.outputs[oi].cls;
-    if (!mem.count(c)) return QString("output %%1 was never stored").arg(c.v);
-    const HostTensor& got = mem.at(c);
+    const HostTensor& got = outputs[oi];
     const HostTensor& want = expected[oi];
     if (got.numel() != want.numel()) return QString("output %%1 has %2 elements, want %3").arg(c.v).arg(got.numel()).arg(want.numel());
     for (int64_t e = 0; e < want.numel(); ++e) {
@@ -104,7 +80,6 @@ QString numericMismatch(const Program& p, const KernelizeResult& r, uint64_t see
   }
   return {};
 }
-#endif
 
 }  // namespace
 
@@ -417,9 +392,6 @@ class TestKernelizer : public QObject {
   }
 
   void fusedKernelsComputeTheProgram() {
-#ifndef KS_HAVE_INTERPRETER
-    QSKIP("the kernel IR interpreter has not landed yet");
-#else
     std::vector<std::pair<QString, Program>> programs;
     {
       ProgramBuilder b;
@@ -451,7 +423,6 @@ class TestKernelizer : public QObject {
       const QString m = numericMismatch(p, r, 7);
       QVERIFY2(m.isEmpty(), qPrintable(name + ": " + m + "\n" + QString::fromStdString(p.graph.dump())));
     }
-#endif
   }
 
   void transformerBlock() {
@@ -475,10 +446,8 @@ class TestKernelizer : public QObject {
     for (const FusedKernel& k2 : r.kernels) names += " " + QString::fromStdString(k2.kernel.name());
     qInfo("transformer block: %d classes, %d kernels (%d with a reduce), %d steps:%s", int(p.graph.classCount()),
           int(r.kernels.size()), reduces, int(r.trace.steps.size()), qPrintable(names));
-#ifdef KS_HAVE_INTERPRETER
     const QString mm = numericMismatch(p, r, 3);
     QVERIFY2(mm.isEmpty(), qPrintable(mm));
-#endif
   }
 
   void largeProgramsStayFast() {

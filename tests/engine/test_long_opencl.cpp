@@ -2,12 +2,13 @@
 // every OpenCL device (PoCL compiles each kernel's work-group function at first launch: minutes).
 #define KS_OPENCL_TEST_NO_MAIN
 #include "test_opencl.cpp"
+#include "tests/require_opencl.h"
 
 class TestLongOpenCL : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    if (OpenCLDevice::enumerate().empty()) QSKIP("no OpenCL device");
+    if (OpenCLDevice::enumerate().empty()) KS_SKIP_WITHOUT_OPENCL();
   }
   void everyCaseEverySchedule() { TestOpenCL::sweep(true); }
 };

@@ -10,6 +10,7 @@
 #include "engine/kernel/interpreter.h"
 #include "engine/kernel/lowering.h"
 #include "lowering_cases.h"
+#include "tests/require_opencl.h"
 
 using namespace ks;
 using namespace ks::testing;
@@ -18,7 +19,7 @@ class TestOpenCL : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    if (OpenCLDevice::enumerate().empty()) QSKIP("no OpenCL device");
+    if (OpenCLDevice::enumerate().empty()) KS_SKIP_WITHOUT_OPENCL();
   }
 
   void deviceInfo() {

@@ -3,8 +3,10 @@
 // cancellation returns control quickly and runs off the caller's thread.
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "engine/session/exporters.h"
 #include "engine/session/session.h"
 #include "engine/tune/tuning_cache.h"
+#include "tests/require_opencl.h"
 
 using namespace ks;
 namespace fs = std::filesystem;
@@ -45,7 +48,7 @@ class TestSession : public QObject {
   }
   void everySampleMatchesHost() {
     QFETCH(QString, file);
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     const std::string path = samplePath(file.toStdString());
     if (!fs::exists(path)) QSKIP("sample not present");
     SessionOptions o;
@@ -81,7 +84,7 @@ class TestSession : public QObject {
   }
 
   void sessionFileRoundTrip() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     SessionOptions o;
     o.tune = TuneLevel::None;
     o.cache = "none";
@@ -143,7 +146,7 @@ class TestSession : public QObject {
   }
 
   void warmCompileMeasuresNothingNew() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     const std::string cache = tempPath("warm.sqlite");
     fs::remove(cache);
     SessionOptions o;
@@ -173,7 +176,7 @@ class TestSession : public QObject {
   // A cached winner or measurement that cannot be read is not dropped silently: the compile
   // warns, searches that kernel again, and still computes the right values.
   void unusableCacheEntriesWarn() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     const std::string cache = tempPath("unusable.sqlite");
     fs::remove(cache);
     SessionOptions o;
@@ -216,7 +219,7 @@ class TestSession : public QObject {
   // A kernel that stores zero elements is never launched, so it costs nothing: no search, no
   // invented time.
   void zeroElementKernelsCostNothing() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     SessionOptions o;
     o.tune = TuneLevel::Quick;
     o.cache = "none";
@@ -233,7 +236,7 @@ class TestSession : public QObject {
   // Two kernels of the same structure are searched once: the second takes the first's winner,
   // so a warm compile (which finds both in the cache) builds the same program the cold one built.
   void identicalKernelsAreTunedOnce() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     SessionOptions o;
     o.tune = TuneLevel::Quick;
     o.cache = "none";
@@ -255,26 +258,47 @@ class TestSession : public QObject {
     QVERIFY(s.run({}, true).verifyPassed);
   }
 
+  // A cache file that is not a cache is reported, kept aside (SQLite builds) or left alone
+  // (builds without SQLite, whose cache lives in memory), and the cache that replaces it works:
+  // what is put is read back, also by the next session that opens the same path.
   void corruptCacheIsRebuilt() {
     const std::string cache = tempPath("corrupt.sqlite");
-    std::ofstream(cache) << "this is not a database, just bytes that look wrong";
+    const std::string junk = "this is not a database, just bytes that look wrong";
+    std::ofstream(cache) << junk;
+    auto contents = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
     std::string warning;
     auto c = TuningCache::open(cache, &warning);
     QVERIFY(c != nullptr);
-#ifdef KS_WITH_SQLITE
-    QVERIFY2(!warning.empty(), "a corrupt cache must be reported");
-    QVERIFY(c->persistent());
+    QVERIFY2(!warning.empty(), "a corrupt cache (or a path this build cannot use) must be reported");
     c->putMeasurement(1, "dev", {"default", "ok", 5, ""});
+    c->putSearch(1, "dev", "quick", {"default", 5, "exhausted", 1});
     QCOMPARE(c->measurements(1, "dev").size(), std::size_t(1));
+#ifdef KS_WITH_SQLITE
+    QVERIFY(c->persistent());
+    QCOMPARE(contents(cache + ".corrupt"), junk);  // moved aside, not lost
+#else
+    QVERIFY(!c->persistent());
+    QCOMPARE(contents(cache), junk);  // neither read as a cache nor overwritten
 #endif
+    std::string again;
+    auto reopened = TuningCache::open(cache, &again);
+#ifdef KS_WITH_SQLITE
+    QVERIFY2(again.empty(), again.c_str());  // the rebuilt file is a good cache
+#endif
+    QCOMPARE(reopened->measurements(1, "dev").size(), std::size_t(1));
+    QVERIFY(reopened->search(1, "dev", "quick").has_value());
     fs::remove(cache);
     fs::remove(cache + ".corrupt");
   }
 
   // Cancellation: the work runs on another thread; after the flag is set, control comes back
-  // within a generous bound and the stage is not marked done.
+  // within 200 ms (DESIGN 2.6: a driver call already running finishes on its own thread and is
+  // dropped) and the stage is not marked done.
   void cancellationReturnsQuickly() {
-    if (!haveOpenCL()) QSKIP("no OpenCL device");
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     SessionOptions o;
     o.tune = TuneLevel::Full;
     o.cache = "none";
@@ -284,7 +308,7 @@ class TestSession : public QObject {
     std::atomic<bool> finished{false};
     std::thread::id workerId;
     const std::thread::id callerId = std::this_thread::get_id();
-    std::chrono::steady_clock::time_point cancelledAt;
+    std::chrono::steady_clock::time_point cancelledAt, returnedAt;
     std::string error;
     std::thread worker([&] {
       workerId = std::this_thread::get_id();
@@ -293,6 +317,7 @@ class TestSession : public QObject {
       } catch (const Error& e) {
         error = e.what();
       }
+      returnedAt = std::chrono::steady_clock::now();  // when control came back, not when this thread noticed
       finished = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -300,13 +325,20 @@ class TestSession : public QObject {
     cancel = true;
     while (!finished && std::chrono::steady_clock::now() - cancelledAt < std::chrono::seconds(5))
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cancelledAt).count();
     worker.join();
+    const double ms = std::chrono::duration<double, std::milli>(returnedAt - cancelledAt).count();
     QVERIFY(workerId != callerId);
     QVERIFY2(error.find("cancelled") != std::string::npos, error.c_str());
-    QVERIFY2(ms < 1000, ("control came back after " + std::to_string(ms) + " ms").c_str());
+    // 200 ms of wall time on a machine with a core for each runnable thread. On a shared machine
+    // the few milliseconds of work after the flag (unwinding, freeing the candidates) wait their
+    // turn behind every other runnable thread, so the bound scales with the load per core.
+    double load = 0;
+    const int cores = std::max(1u, std::thread::hardware_concurrency());
+    const double slack = getloadavg(&load, 1) == 1 ? std::max(1.0, load / cores) : 1.0;
+    QVERIFY2(ms < 200 * slack, ("control came back after " + std::to_string(ms) + " ms (load per core " +
+                                std::to_string(load / cores) + ")").c_str());
     QVERIFY(s.stage() < Stage::Planned);
-    qInfo("cancel -> control back in %.1f ms", ms);
+    qInfo("cancel -> control back in %.1f ms (bound %.0f ms: load %.1f on %d cores)", ms, 200 * slack, load, cores);
   }
 };
 

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "engine/devices/device_peaks.h"
+#include "tests/require_opencl.h"
 #include "tests/views/session_fixture.h"
 #include "views/devices_view.h"
 #include "views/table_export.h"
@@ -57,7 +58,7 @@ class TestDevicesView : public QObject {
     fillPeaks(found_);
     for (const DeviceInfo& d : found_)
       if (d.compiles() && opencl_.empty()) opencl_ = d.name;
-    if (opencl_.empty()) QSKIP("no OpenCL device");
+    if (opencl_.empty()) KS_SKIP_WITHOUT_OPENCL();
     session_ = sampleSession();
     SessionOptions o = session_->options();
     comparison_ = std::make_shared<DeviceComparison>();

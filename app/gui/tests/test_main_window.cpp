@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include "app/gui/main_window.h"
+#include "tests/require_opencl.h"
 #include "views/devices_view.h"
 #include "views/egraph_view.h"
 #include "views/graph_view.h"
@@ -206,7 +207,7 @@ class TestMainWindow : public QObject {
     std::string ocl;
     for (const DeviceInfo& d : discoverDevices())
       if (d.compiles() && ocl.empty()) ocl = d.name;
-    if (ocl.empty()) QSKIP("no OpenCL device");
+    if (ocl.empty()) KS_SKIP_WITHOUT_OPENCL();
     MainWindow w;
     openSoftmaxUntuned(w);
     QVERIFY(waitIdle(w));
