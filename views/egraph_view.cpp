@@ -39,7 +39,7 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   layout->addWidget(split);
   connect(graph_, &GraphView::nodeSelected, this, &EGraphView::onNodeSelected);
   connect(graph_, &GraphView::clusterSelected, this, [this](int cluster) {
-    const uint32_t cls = graph_->model().clusters[cluster].key;
+    const uint32_t cls = graph_->model().clusters[cluster].subject.id;
     showClass(cls);
     Selection s = context_ ? context_->selection() : Selection{};
     s.eclass = cls;
@@ -56,7 +56,11 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   });
 }
 
-void EGraphView::sessionLoaded(const SessionSnapshot& s) { showGraph(s.program, s.extraction); }
+void EGraphView::sessionLoaded(const SessionSnapshot& s) {
+  std::shared_ptr<const Extraction> extraction;
+  if (s.session && s.session->hasStage(Stage::Extracted)) extraction = {s.session, &s.session->trace().extraction};
+  showGraph(s.program, extraction);
+}
 
 void EGraphView::sessionClosed() {
   program_.reset();
@@ -65,18 +69,19 @@ void EGraphView::sessionClosed() {
   header_->setText(tr("Nothing loaded."));
 }
 
-void EGraphView::showGraph(std::shared_ptr<const Program> program, const ExtractionChoice& extraction) {
+void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction) {
   program_ = std::move(program);
-  extraction_ = extraction;
+  extraction_ = std::move(extraction);
+  index_ = viz::ExtractionIndex(extraction_.get());
   details_->clear();
   if (!program_) {
     graph_->clear();
     return;
   }
-  EGraphModelOptions opt;
-  opt.extraction = &extraction_;
+  viz::EGraphPictureOptions opt;
+  opt.extraction = extraction_.get();
   opt.outputs = program_->outputClasses();
-  graph_->setModel(buildEGraphModel(program_->graph, opt));
+  graph_->setModel(viz::egraphPicture(program_->graph, opt));
   header_->setText(tr("%1: %2 e-classes, %3 e-nodes")
                        .arg(QString::fromStdString(program_->name))
                        .arg(program_->graph.classCount())
@@ -85,7 +90,9 @@ void EGraphView::showGraph(std::shared_ptr<const Program> program, const Extract
 
 void EGraphView::onNodeSelected(int node) {
   if (!program_) return;
-  const uint32_t cls = program_->graph.classOf(NodeId(graph_->model().nodes[node].key)).v;
+  const viz::Subject& subject = graph_->model().nodes[node].subject;
+  if (subject.kind != viz::SubjectKind::ENode) return;
+  const uint32_t cls = program_->graph.classOf(NodeId(subject.id)).v;
   showClass(cls);
   if (!context_) return;
   Selection s = context_->selection();
@@ -101,24 +108,24 @@ int EGraphView::showClass(uint32_t cls) {
   header_->setText(tr("e-class %1: %2%3, %4 e-node(s)")
                        .arg("%" + QString::number(cls), QString::fromStdString(std::string(dtypeName(ec.dtype))),
                             QString::fromStdString(shapeStr(ec.shape)), QString::number(ec.nodes.size())));
-  auto chosen = extraction_.chosenNode.find(cls);
-  auto reason = extraction_.reason.find(cls);
+  auto chosen = index_.chosen.find(cls);
+  auto reason = index_.why.find(cls);
   for (NodeId n : ec.nodes) {
     auto* item = new QTreeWidgetItem(details_);
     item->setText(0, QString("#%1 %2").arg(QString::number(n.v), QString::fromStdString(g.node(n).label())));
-    auto cost = extraction_.nodeCostNs.find(n.v);
-    if (cost != extraction_.nodeCostNs.end()) item->setText(1, QString::number(cost->second / 1e3, 'f', 2) + " us");
-    const bool isChosen = chosen != extraction_.chosenNode.end() && chosen->second == n.v;
+    auto cost = index_.costNs.find(n.v);
+    if (cost != index_.costNs.end()) item->setText(1, QString::number(cost->second / 1e3, 'f', 2) + " us");
+    const bool isChosen = chosen != index_.chosen.end() && chosen->second == n.v;
     if (isChosen) {
-      item->setText(2, reason != extraction_.reason.end() ? QString::fromStdString(reason->second) : tr("chosen: lowest cost"));
+      item->setText(2, reason != index_.why.end() ? QString::fromStdString(reason->second) : tr("chosen: lowest cost"));
       QFont f = item->font(0);
       f.setBold(true);
       for (int c = 0; c < 3; ++c) item->setFont(c, f);
       item->setForeground(0, QColor("#d9480f"));
-    } else if (chosen != extraction_.chosenNode.end()) {
+    } else if (chosen != index_.chosen.end()) {
       item->setText(2, tr("alternative"));
     }
-    item->setToolTip(0, enodeLabel(g, n, &extraction_));
+    item->setToolTip(0, QString::fromStdString(viz::enodeLabel(g, n, index_)));
   }
   return static_cast<int>(ec.nodes.size());
 }
@@ -132,17 +139,14 @@ void EGraphView::selectionChanged(const Selection& s) {
     pendingClass_ = cls;
     return;
   }
-  const uint32_t first = program_->graph.eclass(ClassId(cls)).nodes.front().v;
-  if (graph_->selectKey(first)) return;
+  const viz::Subject first{viz::SubjectKind::ENode, program_->graph.eclass(ClassId(cls)).nodes.front().v};
+  if (graph_->selectSubject(first)) return;
   // Hidden in a collapsed group: expand that group, then select once it is laid out.
-  for (int i = 0; i < static_cast<int>(graph_->model().nodes.size()); ++i) {
-    if (graph_->model().nodes[i].key != first) continue;
-    const int grp = graph_->model().groupOfNode(i);
-    if (grp >= 0 && !graph_->isExpanded(grp)) {
-      pendingClass_ = cls;
-      graph_->expandGroup(grp);
-    }
-    break;
+  const int i = graph_->model().findSubject(first);
+  const int grp = i < 0 ? -1 : graph_->model().groupOfNode(i);
+  if (grp >= 0 && !graph_->isExpanded(grp)) {
+    pendingClass_ = cls;
+    graph_->expandGroup(grp);
   }
 }
 

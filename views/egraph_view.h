@@ -3,7 +3,7 @@
 #pragma once
 #include <QWidget>
 
-#include "views/egraph_model.h"
+#include "engine/viz/egraph_picture.h"
 #include "views/session_view.h"
 
 class QTreeWidget;
@@ -22,8 +22,9 @@ class EGraphView : public QWidget, public SessionView {
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
 
-  // Shows a graph directly (tests, and the stand-alone use before a Session exists).
-  void showGraph(std::shared_ptr<const Program> program, const ExtractionChoice& extraction);
+  // Shows a program's graph with what extraction chose (null before extraction), as
+  // `export --view egraph` draws it.
+  void showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction);
   GraphView* graphView() const { return graph_; }
   QTreeWidget* detailsPanel() const { return details_; }
   // Fills the side panel for one class; returns the number of e-nodes listed.
@@ -36,7 +37,8 @@ class EGraphView : public QWidget, public SessionView {
   QTreeWidget* details_;
   QLabel* header_;
   std::shared_ptr<const Program> program_;
-  ExtractionChoice extraction_;
+  std::shared_ptr<const Extraction> extraction_;
+  viz::ExtractionIndex index_;
   std::optional<uint32_t> pendingClass_;
 };
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
 
 namespace ks {
@@ -81,73 +82,6 @@ QVariant FusionStepModel::headerData(int section, Qt::Orientation o, int role) c
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* names[] = {"#", "action", "rule", "reason", "phase"};
   return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
-}
-
-// ---- state model ----
-
-GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step, const Graph* graph) {
-  GraphModel m;
-  std::set<int32_t> changed;
-  if (step) {
-    for (const auto& [k, ks] : step->diff.set) changed.insert(k);
-  }
-  std::map<uint32_t, int> storedAt;  // class -> node that computes and stores it
-  std::vector<std::pair<uint32_t, int>> loadNodes;
-  for (const auto& [id, k] : state) {
-    GraphModel::Cluster c;
-    c.label = QString("K%1 · %2 ops").arg(id).arg(k.opCount);
-    c.tooltip = QString("kernel K%1: %2 classes, %3 loads, %4 stores, %5 ops%6")
-                    .arg(id).arg(k.classes.size()).arg(k.loads.size()).arg(k.stores.size()).arg(k.opCount)
-                    .arg(changed.count(id) ? "\nchanged by this step" : "");
-    c.key = static_cast<uint32_t>(id);
-    c.highlighted = changed.count(id) > 0;
-    const int ci = static_cast<int>(m.clusters.size());
-    m.clusters.push_back(c);
-    std::map<uint32_t, int> local;  // class -> node inside this kernel
-    const std::set<uint32_t> stores(k.stores.begin(), k.stores.end());
-    for (uint32_t l : k.loads) {
-      GraphModel::Node n;
-      n.label = "load " + classLabel(graph, l);
-      n.tooltip = QString("K%1 loads class ").arg(id) + "%" + QString::number(l) + " from memory";
-      n.cluster = ci;
-      n.style = GraphModel::Style::Leaf;
-      n.key = l;
-      local[l] = static_cast<int>(m.nodes.size());
-      loadNodes.emplace_back(l, static_cast<int>(m.nodes.size()));
-      m.nodes.push_back(n);
-    }
-    for (uint32_t cls : k.classes) {
-      GraphModel::Node n;
-      n.label = classLabel(graph, cls);
-      if (graph && cls < graph->classCount()) {
-        const EClass& ec = graph->eclass(ClassId(cls));
-        n.label += "\n" + q(std::string(dtypeName(ec.dtype))) + q(shapeStr(ec.shape));
-      }
-      n.tooltip = "class %" + QString::number(cls) + QString(" computed in K%1%2").arg(id).arg(stores.count(cls) ? ", stored" : "");
-      n.cluster = ci;
-      n.style = stores.count(cls) ? GraphModel::Style::Output : GraphModel::Style::Plain;
-      n.key = cls;
-      n.highlighted = step && (cls == step->cls || cls == step->subject);
-      const int ni = static_cast<int>(m.nodes.size());
-      m.nodes.push_back(n);
-      if (graph && cls < graph->classCount() && !graph->eclass(ClassId(cls)).nodes.empty()) {
-        std::set<int> from;
-        for (ClassId in : graph->node(graph->eclass(ClassId(cls)).nodes.front()).in) {
-          auto it = local.find(in.v);
-          if (it != local.end() && from.insert(it->second).second) m.edges.push_back({it->second, ni, 1, {}, false});
-        }
-      }
-      local[cls] = ni;
-      if (stores.count(cls)) storedAt[cls] = ni;
-    }
-  }
-  // Memory edges: a store feeds the loads of the same class in other kernels.
-  for (const auto& [cls, node] : loadNodes) {
-    auto it = storedAt.find(cls);
-    if (it != storedAt.end()) m.edges.push_back({it->second, node, 1, "mem", true});
-  }
-  m.sizeNodesFromLabels();
-  return m;
 }
 
 // ---- the view ----
@@ -247,7 +181,7 @@ FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(paren
   connect(jump_, &QPushButton::clicked, this, &FusionView::jumpToExplained);
   connect(graph_, &GraphView::nodeSelected, this, &FusionView::onNodeSelected);
   connect(graph_, &GraphView::layoutFinished, this, [this] {
-    if (selectedClass_) graph_->selectKey(*selectedClass_);
+    if (selectedClass_) selectClass(*selectedClass_);
   });
   table_->installEventFilter(this);
   graph_->installEventFilter(this);
@@ -319,8 +253,12 @@ void FusionView::setStep(int step) {
 
 void FusionView::redraw() {
   if (!trace_ || step_ < 0) return;
-  const TraceState state = trace_->stateAfter(static_cast<std::size_t>(step_) + 1);
-  graph_->setModel(buildFusionStateModel(state, &trace_->steps[step_], session_ ? &session_->graph() : nullptr));
+  graph_->setModel(fusionPictureOf(*session_, step_));
+}
+
+bool FusionView::selectClass(uint32_t cls) {
+  // The node computing the class, else a load of it.
+  return graph_->selectId("c" + std::to_string(cls)) || graph_->selectSubject({viz::SubjectKind::EClass, cls});
 }
 
 int FusionView::drawnKernelCount() const { return static_cast<int>(graph_->model().clusters.size()); }
@@ -364,7 +302,7 @@ void FusionView::jumpToExplained() {
 
 void FusionView::onNodeSelected(int node) {
   if (node < 0 || node >= static_cast<int>(graph_->model().nodes.size())) return;
-  const uint32_t cls = graph_->model().nodes[node].key;
+  const uint32_t cls = graph_->model().nodes[node].subject.id;
   const bool ctrl = QApplication::keyboardModifiers() & Qt::ControlModifier;
   QComboBox* box = ctrl ? classB_ : classA_;
   if (int i = box->findData(cls); i >= 0) box->setCurrentIndex(i);
@@ -381,7 +319,7 @@ void FusionView::selectionChanged(const Selection& s) {
   if (s.fusionStep && static_cast<int>(*s.fusionStep) != step_) setStep(static_cast<int>(*s.fusionStep));
   if (s.eclass && s.eclass != selectedClass_) {
     selectedClass_ = s.eclass;
-    if (!graph_->isBusy()) graph_->selectKey(*s.eclass);  // else once the layout is done
+    if (!graph_->isBusy()) selectClass(*s.eclass);  // else once the layout is done
   }
 }
 

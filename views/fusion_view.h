@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "engine/kernelizer/fusion_trace.h"
-#include "views/graph_model.h"
 #include "views/session_view.h"
 
 class QComboBox;
@@ -38,11 +37,6 @@ class FusionStepModel : public QAbstractTableModel {
  private:
   const FusionTrace* trace_ = nullptr;
 };
-
-// The kernels of `state` as clusters of their classes (loads drawn as leaves, stores as outputs),
-// edges along operands inside a kernel and from a store to its loads across kernels. Kernels the
-// step changed and the step's class are highlighted. Node keys are class ids, cluster keys kernel ids.
-GraphModel buildFusionStateModel(const TraceState& state, const FusionStep* step, const Graph* graph);
 
 class FusionView : public QWidget, public SessionView {
   Q_OBJECT
@@ -83,6 +77,7 @@ class FusionView : public QWidget, public SessionView {
  private:
   bool stepKey(int key);
   void redraw();
+  bool selectClass(uint32_t cls);
   void onNodeSelected(int node);
   void fillClassCombos();
 

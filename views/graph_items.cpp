@@ -8,24 +8,14 @@
 
 namespace ks {
 
-namespace {
-QColor fillFor(GraphModel::Style s) {
-  switch (s) {
-    case GraphModel::Style::Leaf: return QColor("#e7f5ff");
-    case GraphModel::Style::Output: return QColor("#fff3bf");
-    case GraphModel::Style::Alternative: return QColor("#f1f3f5");
-    case GraphModel::Style::Chosen: return QColor("#ffe8cc");
-    case GraphModel::Style::Group: return QColor("#e6fcf5");
-    case GraphModel::Style::Copy: return QColor("#f3f0ff");
-    case GraphModel::Style::Plain: break;
-  }
-  return QColor("#ffffff");
-}
-}  // namespace
-
-GraphNodeItem::GraphNodeItem(const QRectF& rect, const GraphModel::Node& node, GraphItemRef ref)
-    : rect_(rect), label_(node.label), style_(node.style), highlighted_(node.highlighted), ref_(ref) {
-  setToolTip(node.tooltip.isEmpty() ? node.label : node.tooltip);
+GraphNodeItem::GraphNodeItem(const QRectF& rect, const viz::Node& node, GraphItemRef ref)
+    : rect_(rect),
+      label_(QString::fromStdString(node.label)),
+      id_(QString::fromStdString(node.id)),
+      style_(node.style),
+      highlighted_(node.highlighted),
+      ref_(ref) {
+  setToolTip(node.tooltip.empty() ? label_ : QString::fromStdString(node.tooltip));
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(true);
   setZValue(2);
@@ -41,8 +31,10 @@ void GraphNodeItem::setMatched(bool m) {
 
 void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
-  QColor border = highlighted_ || style_ == GraphModel::Style::Chosen ? QColor("#d9480f") : QColor("#495057");
-  qreal width = highlighted_ || style_ == GraphModel::Style::Chosen ? 2.0 : 1.0;
+  const viz::Palette palette = viz::paletteOf(style_);
+  const bool strong = highlighted_ || style_ == viz::Style::Chosen;
+  QColor border = highlighted_ ? QColor(viz::kHighlightColor) : QColor(palette.border);
+  qreal width = strong ? 2.0 : 1.0;
   if (matched_) {
     border = QColor("#f59f00");
     width = 3.0;
@@ -52,12 +44,12 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
     width = 3.0;
   }
   p->setPen(QPen(border, width));
-  p->setBrush(matched_ ? QColor("#fff9db") : fillFor(style_));
+  p->setBrush(matched_ ? QColor("#fff9db") : QColor(palette.fill));
   if (lod < 0.3) {  // far away: a plain block is all that can be seen
     p->drawRect(rect_);
     return;
   }
-  if (style_ == GraphModel::Style::Group) {
+  if (style_ == viz::Style::Group) {
     // A stack of cards says "there is more inside".
     p->drawRoundedRect(rect_.translated(3, -3), 4, 4);
   }
@@ -82,8 +74,9 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
 
 QColor GraphEdgeItem::color() { return QColor("#5c6770"); }
 
-GraphEdgeItem::GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF base, QPointF tip, int count)
-    : path_(path), count_(count) {
+GraphEdgeItem::GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF base, QPointF tip, const viz::Edge& edge,
+                             QString from, QString to)
+    : path_(path), count_(edge.count), memory_(edge.memory), from_(std::move(from)), to_(std::move(to)) {
   if (hasArrow) {
     const QLineF l(base, tip);
     const qreal len = std::max<qreal>(l.length(), 1e-3);
@@ -94,6 +87,7 @@ GraphEdgeItem::GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF ba
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
   setZValue(1);
   if (count_ > 1) setToolTip(QString("%1 edges").arg(count_));
+  else if (!edge.label.empty()) setToolTip(QString::fromStdString(edge.label));
 }
 
 QRectF GraphEdgeItem::boundingRect() const { return bounds_; }
@@ -101,7 +95,7 @@ QRectF GraphEdgeItem::boundingRect() const { return bounds_; }
 void GraphEdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
   const qreal w = count_ > 1 ? std::min(4.0, 1.0 + count_ / 8.0) : 1.0;
-  p->setPen(QPen(color(), w));
+  p->setPen(QPen(color(), w, memory_ ? Qt::DashLine : Qt::SolidLine));
   p->setBrush(Qt::NoBrush);
   p->drawPath(path_);
   if (!arrow_.isEmpty() && lod >= 0.3) {
@@ -111,8 +105,8 @@ void GraphEdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
 }
 
 GraphClusterItem::GraphClusterItem(const QRectF& rect, const QString& title, bool highlighted, bool isGroup,
-                                   GraphItemRef ref)
-    : rect_(rect), title_(title), highlighted_(highlighted), isGroup_(isGroup), ref_(ref) {
+                                   GraphItemRef ref, QString id)
+    : rect_(rect), title_(title), id_(std::move(id)), highlighted_(highlighted), isGroup_(isGroup), ref_(ref) {
   setToolTip(title);
   setZValue(isGroup ? -1 : 0);
   setFlag(ItemIsSelectable);
@@ -123,7 +117,7 @@ QRectF GraphClusterItem::boundingRect() const { return rect_.adjusted(-2, -2, 2,
 void GraphClusterItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
   QColor border = isGroup_ ? QColor("#087f5b") : QColor("#adb5bd");
-  if (highlighted_) border = QColor("#d9480f");
+  if (highlighted_) border = QColor(viz::kHighlightColor);
   if (isSelected()) border = QColor("#1c7ed6");
   p->setPen(QPen(border, isSelected() || highlighted_ ? 2.0 : 1.0, isGroup_ ? Qt::DashLine : Qt::SolidLine));
   p->setBrush(isGroup_ ? QColor(230, 252, 245, 90) : QColor(248, 249, 250));

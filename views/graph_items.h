@@ -4,13 +4,13 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 
-#include "views/graph_model.h"
+#include "engine/viz/picture.h"
 
 namespace ks {
 
-// What a node item stands for: a node of the full model, or a collapsed/expanded group.
+// What a node item stands for: a node of the full picture, or a collapsed/expanded group.
 struct GraphItemRef {
-  int node = -1;   // full-model node index
+  int node = -1;   // full-picture node index
   int group = -1;  // group index (for group boxes and frames)
   int cluster = -1;
 };
@@ -18,19 +18,21 @@ struct GraphItemRef {
 class GraphNodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 1 };
-  GraphNodeItem(const QRectF& rect, const GraphModel::Node& node, GraphItemRef ref);
+  GraphNodeItem(const QRectF& rect, const viz::Node& node, GraphItemRef ref);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   const GraphItemRef& ref() const { return ref_; }
   const QString& label() const { return label_; }
+  const QString& id() const { return id_; }  // the picture's node id
   void setMatched(bool m);
   bool matched() const { return matched_; }
 
  private:
   QRectF rect_;
   QString label_;
-  GraphModel::Style style_;
+  QString id_;
+  viz::Style style_;
   bool highlighted_;
   bool matched_ = false;
   GraphItemRef ref_;
@@ -39,33 +41,43 @@ class GraphNodeItem : public QGraphicsItem {
 class GraphEdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 2 };
-  GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF arrowBase, QPointF arrowTip, int count);
+  // `from` and `to` are the ids of the nodes (or group boxes and frames) it joins.
+  GraphEdgeItem(const QPainterPath& path, bool hasArrow, QPointF arrowBase, QPointF arrowTip, const viz::Edge& edge,
+                QString from, QString to);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   static QColor color();
+  const QString& from() const { return from_; }
+  const QString& to() const { return to_; }
+  int count() const { return count_; }
 
  private:
   QPainterPath path_;
   QPolygonF arrow_;
   int count_;
+  bool memory_;
+  QString from_, to_;
   QRectF bounds_;
 };
 
 class GraphClusterItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
-  // A frame with a title: an e-class cluster, or an expanded group (isGroup).
-  GraphClusterItem(const QRectF& rect, const QString& title, bool highlighted, bool isGroup, GraphItemRef ref);
+  // A frame with a title: a cluster, or an expanded group (isGroup; `id` is then the group's id).
+  GraphClusterItem(const QRectF& rect, const QString& title, bool highlighted, bool isGroup, GraphItemRef ref,
+                   QString id = {});
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   const GraphItemRef& ref() const { return ref_; }
   bool isGroup() const { return isGroup_; }
+  const QString& id() const { return id_; }
 
  private:
   QRectF rect_;
   QString title_;
+  QString id_;
   bool highlighted_;
   bool isGroup_;
   GraphItemRef ref_;

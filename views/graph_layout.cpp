@@ -1,6 +1,11 @@
-// layoutGraph through libgvc's dot layout (cgraph built directly, no DOT text round trip).
+// layoutGraph through libgvc's dot layout (cgraph built directly, no DOT text round trip), and
+// the node sizes it is given.
 #include "views/graph_layout.h"
 
+#include <QFont>
+#include <QFontMetricsF>
+#include <QStringList>
+#include <algorithm>
 #include <string>
 
 #include "engine/core/error.h"
@@ -11,8 +16,47 @@
 
 namespace ks {
 
+namespace {
+// Fonts as the node items paint them (graph_items.cpp): 9 pt, the first line bold.
+struct LabelMetrics {
+  QFontMetricsF plain, bold;
+  LabelMetrics() : plain(font(false)), bold(font(true)) {}
+  static QFont font(bool isBold) {
+    QFont f;
+    f.setPointSizeF(9);
+    f.setBold(isBold);
+    return f;
+  }
+  QSizeF size(const QString& label) const {
+    const QStringList lines = label.split('\n');
+    double w = 0, h = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+      const QFontMetricsF& fm = i == 0 ? bold : plain;
+      w = std::max(w, fm.horizontalAdvance(lines[i]));
+      h += fm.height();
+    }
+    return QSizeF(std::max(40.0, w + 16), std::max(24.0, h + 10));
+  }
+};
+}  // namespace
+
+LayoutInput layoutInputOf(const viz::Picture& p) {
+  LayoutInput in;
+  const LabelMetrics metrics;
+  in.sizes.reserve(p.nodes.size());
+  in.cluster.reserve(p.nodes.size());
+  for (const viz::Node& n : p.nodes) {
+    in.sizes.push_back(metrics.size(QString::fromStdString(n.label)));
+    in.cluster.push_back(n.cluster);
+  }
+  in.clusterCount = static_cast<int>(p.clusters.size());
+  in.edges.reserve(p.edges.size());
+  for (const viz::Edge& e : p.edges) in.edges.push_back({e.from, e.to, e.count});
+  return in;
+}
+
 #ifndef KS_WITH_GRAPHVIZ
-GraphLayout layoutGraph(const GraphModel&) {
+GraphLayout layoutGraph(const LayoutInput&) {
   throw Error(ErrorCode::Unsupported, "graph layout needs Graphviz; this build has KS_WITH_GRAPHVIZ=OFF");
 }
 #else
@@ -34,15 +78,15 @@ GVC_t* context() {
 
 }  // namespace
 
-GraphLayout layoutGraph(const GraphModel& m) {
-  const int nNodes = static_cast<int>(m.nodes.size());
+GraphLayout layoutGraph(const LayoutInput& m) {
+  const int nNodes = static_cast<int>(m.sizes.size());
   if (nNodes > kMaxLayoutNodes || static_cast<int>(m.edges.size()) > kMaxLayoutEdges) {
     throw Error(ErrorCode::Usage, "graph too large to lay out (" + std::to_string(nNodes) + " nodes, " +
                                       std::to_string(m.edges.size()) + " edges); show it collapsed");
   }
   GraphLayout out;
   out.nodeRects.resize(nNodes);
-  out.clusterRects.resize(m.clusters.size());
+  out.clusterRects.resize(static_cast<std::size_t>(std::max(0, m.clusterCount)));
   if (nNodes == 0) return out;
 
   GVC_t* gvc = context();
@@ -52,15 +96,15 @@ GraphLayout layoutGraph(const GraphModel& m) {
   set(g, "ranksep", "0.35");
   // Crossing minimization dominates dot's time on big graphs; fewer passes look nearly as good.
   if (nNodes > 150) set(g, "mclimit", "0.3");
-  std::vector<Agraph_t*> subgraphs(m.clusters.size(), nullptr);
+  std::vector<Agraph_t*> subgraphs(out.clusterRects.size(), nullptr);
   std::vector<Agnode_t*> nodes(nNodes);
   for (int i = 0; i < nNodes; ++i) {
-    const GraphModel::Node& n = m.nodes[i];
+    const int cluster = i < static_cast<int>(m.cluster.size()) ? m.cluster[i] : -1;
     Agraph_t* parent = g;
-    if (n.cluster >= 0) {
-      Agraph_t*& sg = subgraphs[n.cluster];
+    if (cluster >= 0 && cluster < static_cast<int>(subgraphs.size())) {
+      Agraph_t*& sg = subgraphs[cluster];
       if (!sg) {
-        std::string name = "cluster_" + std::to_string(n.cluster);
+        std::string name = "cluster_" + std::to_string(cluster);
         sg = agsubg(g, const_cast<char*>(name.c_str()), 1);
         // The title is drawn by the view; this reserves room for one line of it.
         set(sg, "label", "X");
@@ -74,13 +118,13 @@ GraphLayout layoutGraph(const GraphModel& m) {
     set(an, "shape", "box");
     set(an, "fixedsize", "true");
     set(an, "label", "");
-    set(an, "width", inches(n.width));
-    set(an, "height", inches(n.height));
+    set(an, "width", inches(m.sizes[i].width()));
+    set(an, "height", inches(m.sizes[i].height()));
     nodes[i] = an;
   }
   std::vector<Agedge_t*> edges(m.edges.size(), nullptr);
   for (std::size_t e = 0; e < m.edges.size(); ++e) {
-    const GraphModel::Edge& me = m.edges[e];
+    const LayoutInput::Edge& me = m.edges[e];
     if (me.from < 0 || me.to < 0 || me.from >= nNodes || me.to >= nNodes) continue;
     std::string name = "e" + std::to_string(e);
     edges[e] = agedge(g, nodes[me.from], nodes[me.to], const_cast<char*>(name.c_str()), 1);

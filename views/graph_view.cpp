@@ -15,6 +15,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 
+#include "engine/viz/picture_dot.h"
 #include "views/graph_items.h"
 #include "views/layout_worker.h"
 
@@ -65,95 +66,37 @@ void GraphView::clear() {
   inFlight_ = 0;
   scene_->clear();
   matches_.clear();
-  full_ = GraphModel();
-  overview_ = GraphModel();
-  visible_ = GraphModel();
+  full_ = viz::Picture();
+  open_.clear();
+  view_ = viz::CollapsedView();
   overviewLayout_.reset();
-  expanded_.clear();
-  collapsed_ = false;
-  hidden_ = 0;
+  partLayouts_.clear();
   setStatus(QString());
 }
 
 bool GraphView::isBusy() const { return inFlight_ > 0; }
 
-void GraphView::setModel(GraphModel model) {
+void GraphView::setModel(viz::Picture picture) {
   clear();
   timer_.start();
-  full_ = std::move(model);
-  collapsed_ = !full_.groups.empty() && static_cast<int>(full_.nodes.size()) > kCollapseThreshold;
-  groupSize_.assign(full_.groups.size(), 0);
-  for (int i = 0; i < static_cast<int>(full_.nodes.size()); ++i) {
-    const int g = full_.groupOfNode(i);
-    if (g >= 0) ++groupSize_[g];
-  }
+  full_ = std::move(picture);
   fitAfterLayout_ = true;
   relayoutOverview();
 }
 
 void GraphView::relayoutOverview() {
-  const int n = static_cast<int>(full_.nodes.size());
-  overviewNodeOf_.assign(n, -1);
-  overviewGroupOf_.clear();
-  overviewFullNode_.clear();
-  overview_ = GraphModel();
-  overview_.clusters = full_.clusters;
-  if (!collapsed_) {
-    overview_.nodes = full_.nodes;
-    overview_.edges = full_.edges;
-    for (int i = 0; i < n; ++i) {
-      overviewNodeOf_[i] = i;
-      overviewGroupOf_.push_back(-1);
-      overviewFullNode_.push_back(i);
-    }
-  } else {
-    std::vector<int> groupNode(full_.groups.size(), -1);
-    for (int i = 0; i < n; ++i) {
-      const int g = full_.groupOfNode(i);
-      if (g < 0) {
-        overviewNodeOf_[i] = static_cast<int>(overview_.nodes.size());
-        overview_.nodes.push_back(full_.nodes[i]);
-        overviewGroupOf_.push_back(-1);
-        overviewFullNode_.push_back(i);
-        continue;
-      }
-      if (groupNode[g] < 0) {
-        groupNode[g] = static_cast<int>(overview_.nodes.size());
-        GraphModel::Node gn;
-        const GraphModel::Group& grp = full_.groups[g];
-        gn.style = GraphModel::Style::Group;
-        gn.key = static_cast<uint32_t>(g);
-        auto it = expanded_.find(g);
-        if (it != expanded_.end()) {
-          gn.label = grp.label;
-          gn.width = it->second->bounds.width() + 2 * kGroupPad;
-          gn.height = it->second->bounds.height() + kGroupPad + kGroupTitle;
-        } else {
-          gn.label = grp.label + QString("\n%1 nodes").arg(groupSize_[g]);
-          gn.width = std::max(110.0, 7.0 * grp.label.size() + 20);
-          gn.height = 38;
-        }
-        gn.tooltip = (grp.tooltip.isEmpty() ? grp.label : grp.tooltip) +
-                     QString("\n%1 nodes; double-click to %2").arg(groupSize_[g]).arg(it != expanded_.end() ? "collapse" : "expand");
-        overview_.nodes.push_back(gn);
-        overviewGroupOf_.push_back(g);
-        overviewFullNode_.push_back(-1);
-      }
-      overviewNodeOf_[i] = groupNode[g];
-      overview_.nodes[groupNode[g]].cluster = -1;
-    }
-    std::map<std::pair<int, int>, int> merged;
-    for (const GraphModel::Edge& e : full_.edges) {
-      const int a = overviewNodeOf_[e.from], b = overviewNodeOf_[e.to];
-      if (a == b || e.weak) continue;
-      merged[{a, b}] += e.count;
-    }
-    for (const auto& [ab, count] : merged) overview_.edges.push_back({ab.first, ab.second, count, QString(), false});
+  view_ = viz::collapse(full_, open_);
+  LayoutInput input = layoutInputOf(view_.overview);
+  // An open group's node is its frame: as large as the layout of its part.
+  for (const auto& [g, layout] : partLayouts_) {
+    for (std::size_t i = 0; i < view_.overviewGroup.size(); ++i)
+      if (view_.overviewGroup[i] == g)
+        input.sizes[i] = QSizeF(layout->bounds.width() + 2 * kGroupPad, layout->bounds.height() + kGroupPad + kGroupTitle);
   }
   const quint64 gen = generation_;
   ++inFlight_;
   emit layoutStarted();
-  jobs_.push_back(LayoutWorker::instance().request(overview_, this, [this, gen](const LayoutResult& r) {
+  jobs_.push_back(LayoutWorker::instance().request(std::move(input), this, [this, gen](const LayoutResult& r) {
     if (gen != generation_) return;
     --inFlight_;
     if (!r.layout) {
@@ -167,33 +110,14 @@ void GraphView::relayoutOverview() {
   }));
 }
 
-GraphModel GraphView::groupModel(int group, std::vector<int>* memberOf) const {
-  GraphModel sub;
-  std::vector<int> subIndex(full_.nodes.size(), -1);
-  std::map<int, int> clusterMap;
-  for (int i = 0; i < static_cast<int>(full_.nodes.size()); ++i) {
-    if (full_.groupOfNode(i) != group) continue;
-    subIndex[i] = static_cast<int>(sub.nodes.size());
-    GraphModel::Node node = full_.nodes[i];
-    auto [it, inserted] = clusterMap.emplace(node.cluster, static_cast<int>(sub.clusters.size()));
-    if (inserted) sub.clusters.push_back(full_.clusters[node.cluster]);
-    node.cluster = it->second;
-    sub.nodes.push_back(node);
-    if (memberOf) memberOf->push_back(i);
-  }
-  for (const GraphModel::Edge& e : full_.edges) {
-    if (subIndex[e.from] >= 0 && subIndex[e.to] >= 0) sub.edges.push_back({subIndex[e.from], subIndex[e.to], e.count, e.label});
-  }
-  return sub;
-}
-
 void GraphView::expandGroup(int group) {
-  if (!collapsed_ || group < 0 || group >= static_cast<int>(full_.groups.size()) || expanded_.count(group)) return;
+  if (!isCollapsed() || group < 0 || group >= static_cast<int>(full_.groups.size()) || open_.count(group)) return;
   const quint64 gen = generation_;
   ++inFlight_;
   emit layoutStarted();
   timer_.start();
-  jobs_.push_back(LayoutWorker::instance().request(groupModel(group, nullptr), this, [this, gen, group](const LayoutResult& r) {
+  LayoutInput input = layoutInputOf(viz::groupPart(full_, group).picture);
+  jobs_.push_back(LayoutWorker::instance().request(std::move(input), this, [this, gen, group](const LayoutResult& r) {
     if (gen != generation_) return;
     --inFlight_;
     if (!r.layout) {
@@ -201,103 +125,93 @@ void GraphView::expandGroup(int group) {
       emit layoutFailed(r.error);
       return;
     }
-    expanded_[group] = r.layout;
+    partLayouts_[group] = r.layout;
+    open_.insert(group);
     fitAfterLayout_ = false;
     relayoutOverview();
   }));
 }
 
 void GraphView::collapseGroup(int group) {
-  if (!expanded_.erase(group)) return;
+  if (!open_.erase(group)) return;
+  partLayouts_.erase(group);
   timer_.start();
   fitAfterLayout_ = false;
   relayoutOverview();
+}
+
+// The frame of an open group and the cluster frames of its part; where its members go.
+void GraphView::composeOpenGroup(int visibleNode, const QRectF& frame, std::vector<QPointF>& offsetOf) {
+  const viz::ShownNode& shown = view_.shownNodes[visibleNode];
+  const int g = shown.group;
+  const GraphLayout& sub = *partLayouts_.at(g);
+  const viz::Picture& part = view_.open.at(g).picture;
+  scene_->addItem(new GraphClusterItem(frame, QString::fromStdString(full_.groups[g].label) + tr("  (double-click to collapse)"),
+                                       false, true, {-1, g, -1}, QString::fromStdString(full_.groups[g].id)));
+  offsetOf[g] = frame.topLeft() + QPointF(kGroupPad, kGroupTitle) - sub.bounds.topLeft();
+  for (std::size_t c = 0; c < part.clusters.size() && c < sub.clusterRects.size(); ++c) {
+    if (sub.clusterRects[c].isNull()) continue;
+    scene_->addItem(new GraphClusterItem(sub.clusterRects[c].translated(offsetOf[g]), QString::fromStdString(part.clusters[c].label),
+                                         part.clusters[c].highlighted, false, {-1, g, -1}));
+  }
 }
 
 void GraphView::compose() {
   scene_->clear();
   matches_.clear();
   matchIndex_ = -1;
-  visible_ = GraphModel();
-  visible_.clusters = full_.clusters;
   const GraphLayout& L = *overviewLayout_;
-  std::vector<int> visibleOfOverview(overview_.nodes.size(), -1);
-  std::vector<int> visibleOfFull(full_.nodes.size(), -1);
-  hidden_ = 0;
-
-  auto addNode = [&](const QRectF& r, const GraphModel::Node& node, GraphItemRef ref) {
-    scene_->addItem(new GraphNodeItem(r, node, ref));
-    visible_.nodes.push_back(node);
-    return static_cast<int>(visible_.nodes.size()) - 1;
-  };
-
-  for (int i = 0; i < static_cast<int>(overview_.nodes.size()); ++i) {
-    const int g = overviewGroupOf_[i];
-    const QRectF rect = L.nodeRects[i];
-    if (g < 0) {
-      const int f = overviewFullNode_[i];
-      visibleOfOverview[i] = visibleOfFull[f] = addNode(rect, full_.nodes[f], {f, -1, full_.nodes[f].cluster});
-      continue;
+  const viz::Picture& vis = view_.visible;
+  std::vector<QPointF> offsetOf(full_.groups.size());
+  for (int i = 0; i < static_cast<int>(vis.nodes.size()); ++i) {
+    const viz::ShownNode& s = view_.shownNodes[i];
+    if (s.member >= 0) {
+      const QRectF r = partLayouts_.at(s.group)->nodeRects[s.member].translated(offsetOf[s.group]);
+      scene_->addItem(new GraphNodeItem(r, vis.nodes[i], {s.fullNode, s.group, vis.nodes[i].cluster}));
+    } else if (s.group >= 0 && open_.count(s.group)) {
+      composeOpenGroup(i, L.nodeRects[s.overviewNode], offsetOf);
+    } else {
+      viz::Node node = vis.nodes[i];
+      if (s.group >= 0) node.tooltip += tr("; double-click to expand").toStdString();
+      scene_->addItem(new GraphNodeItem(L.nodeRects[s.overviewNode], node, {s.fullNode, s.group, node.cluster}));
     }
-    auto it = expanded_.find(g);
-    if (it == expanded_.end()) {
-      GraphModel::Node gn = overview_.nodes[i];
-      gn.cluster = -1;
-      visibleOfOverview[i] = addNode(rect, gn, {-1, g, -1});
-      hidden_ += groupSize_[g];
-      continue;
-    }
-    // An expanded group: a frame holding its own, separately computed layout.
-    const GraphLayout& sub = *it->second;
-    scene_->addItem(new GraphClusterItem(rect, full_.groups[g].label + tr("  (double-click to collapse)"), false, true, {-1, g, -1}));
-    const QPointF offset = rect.topLeft() + QPointF(kGroupPad, kGroupTitle) - sub.bounds.topLeft();
-    std::vector<int> members;
-    const GraphModel subModel = groupModel(g, &members);
-    for (std::size_t c = 0; c < subModel.clusters.size(); ++c) {
-      if (sub.clusterRects[c].isNull()) continue;
-      scene_->addItem(new GraphClusterItem(sub.clusterRects[c].translated(offset), subModel.clusters[c].label,
-                                           subModel.clusters[c].highlighted, false, {-1, g, -1}));
-    }
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      const int f = members[k];
-      visibleOfFull[f] = addNode(sub.nodeRects[k].translated(offset), full_.nodes[f], {f, g, full_.nodes[f].cluster});
-    }
-    for (const GraphLayout::EdgePath& ep : sub.edges) {
-      const GraphModel::Edge& e = subModel.edges[ep.edge];
-      scene_->addItem(new GraphEdgeItem(ep.path.translated(offset), ep.hasArrow, ep.arrowBase + offset, ep.arrowTip + offset, e.count));
-      visible_.edges.push_back({visibleOfFull[members[e.from]], visibleOfFull[members[e.to]], e.count, e.label});
-    }
-    // The overview edges of this group attach to its frame: keep a visible index for them.
-    GraphModel::Node frame = overview_.nodes[i];
-    frame.cluster = -1;
-    visible_.nodes.push_back(frame);
-    visibleOfOverview[i] = static_cast<int>(visible_.nodes.size()) - 1;
   }
-  // Clusters of ungrouped nodes (the whole e-graph when it is not collapsed).
-  for (std::size_t c = 0; c < L.clusterRects.size() && c < overview_.clusters.size(); ++c) {
+  // Clusters of ungrouped nodes (the whole picture when it is not collapsed).
+  for (std::size_t c = 0; c < L.clusterRects.size() && c < view_.overview.clusters.size(); ++c) {
     if (L.clusterRects[c].isNull()) continue;
-    scene_->addItem(new GraphClusterItem(L.clusterRects[c], overview_.clusters[c].label, overview_.clusters[c].highlighted,
-                                         false, {-1, -1, static_cast<int>(c)}));
+    const viz::Cluster& cl = view_.overview.clusters[c];
+    scene_->addItem(new GraphClusterItem(L.clusterRects[c], QString::fromStdString(cl.label), cl.highlighted, false,
+                                         {-1, -1, static_cast<int>(c)}));
   }
-  for (const GraphLayout::EdgePath& ep : L.edges) {
-    const GraphModel::Edge& e = overview_.edges[ep.edge];
-    scene_->addItem(new GraphEdgeItem(ep.path, ep.hasArrow, ep.arrowBase, ep.arrowTip, e.count));
-    visible_.edges.push_back({visibleOfOverview[e.from], visibleOfOverview[e.to], e.count, e.label});
+  std::vector<const GraphLayout::EdgePath*> overviewPath(view_.overview.edges.size(), nullptr);
+  for (const GraphLayout::EdgePath& ep : L.edges) overviewPath[ep.edge] = &ep;
+  std::map<int, std::vector<const GraphLayout::EdgePath*>> partPath;
+  for (const auto& [g, layout] : partLayouts_) {
+    auto& paths = partPath[g];
+    paths.assign(view_.open.at(g).picture.edges.size(), nullptr);
+    for (const GraphLayout::EdgePath& ep : layout->edges) paths[ep.edge] = &ep;
+  }
+  for (int e = 0; e < static_cast<int>(vis.edges.size()); ++e) {
+    const viz::ShownEdge& se = view_.shownEdges[e];
+    const GraphLayout::EdgePath* ep = se.group < 0 ? overviewPath[se.edge] : partPath[se.group][se.edge];
+    if (!ep) continue;  // Graphviz drew no spline for it
+    const QPointF off = se.group < 0 ? QPointF() : offsetOf[se.group];
+    const viz::Edge& edge = vis.edges[e];
+    scene_->addItem(new GraphEdgeItem(ep->path.translated(off), ep->hasArrow, ep->arrowBase + off, ep->arrowTip + off, edge,
+                                      QString::fromStdString(vis.nodes[edge.from].id), QString::fromStdString(vis.nodes[edge.to].id)));
   }
   scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20));
   if (fitAfterLayout_) fitReadable();
+  setStatus(statusSummary());
+}
 
-  QString s;
-  if (collapsed_) {
-    s = tr("%1 nodes in %2 groups; %3 nodes hidden in %4 collapsed groups (double-click a group to expand)")
-            .arg(full_.nodes.size())
-            .arg(full_.groups.size())
-            .arg(hidden_)
-            .arg(full_.groups.size() - expanded_.size());
-  } else {
-    s = tr("%1 nodes, %2 edges").arg(full_.nodes.size()).arg(full_.edges.size());
-  }
-  setStatus(s);
+QString GraphView::statusSummary() const {
+  if (!isCollapsed()) return tr("%1 nodes, %2 edges").arg(full_.nodes.size()).arg(full_.edges.size());
+  return tr("%1 nodes in %2 groups; %3 nodes hidden in %4 collapsed groups (double-click a group to expand)")
+      .arg(full_.nodes.size())
+      .arg(full_.groups.size())
+      .arg(view_.hidden)
+      .arg(full_.groups.size() - open_.size());
 }
 
 int GraphView::nodeItemCount() const {
@@ -348,16 +262,23 @@ int GraphView::find(const QString& text) {
   matches_.clear();
   matchIndex_ = -1;
   if (text.isEmpty()) return 0;
+  // A collapsed group matches when any member does.
+  std::vector<bool> groupHit(full_.groups.size(), false);
+  if (isCollapsed()) {
+    const std::string needle = text.toLower().toStdString();
+    auto contains = [&needle](const std::string& hay) {
+      return QString::fromStdString(hay).toLower().toStdString().find(needle) != std::string::npos;
+    };
+    for (int i = 0; i < static_cast<int>(full_.nodes.size()); ++i) {
+      const int g = full_.groupOfNode(i);
+      if (g >= 0 && !groupHit[g]) groupHit[g] = contains(full_.nodes[i].label) || contains(full_.nodes[i].tooltip);
+    }
+  }
   for (QGraphicsItem* it : scene_->items(Qt::AscendingOrder)) {
     if (it->type() != GraphNodeItem::Type) continue;
     auto* ni = static_cast<GraphNodeItem*>(it);
     bool hit = ni->label().contains(text, Qt::CaseInsensitive) || ni->toolTip().contains(text, Qt::CaseInsensitive);
-    if (!hit && ni->ref().node < 0 && ni->ref().group >= 0) {
-      // A collapsed group matches when any member does.
-      for (int i = 0; i < static_cast<int>(full_.nodes.size()) && !hit; ++i)
-        if (full_.groupOfNode(i) == ni->ref().group)
-          hit = full_.nodes[i].label.contains(text, Qt::CaseInsensitive) || full_.nodes[i].tooltip.contains(text, Qt::CaseInsensitive);
-    }
+    if (!hit && ni->ref().node < 0 && ni->ref().group >= 0) hit = groupHit[ni->ref().group];
     if (hit) matches_.push_back(ni);
   }
   std::sort(matches_.begin(), matches_.end(), [](GraphNodeItem* a, GraphNodeItem* b) {
@@ -389,10 +310,14 @@ bool GraphView::selectNode(int node) {
   return false;
 }
 
-bool GraphView::selectKey(uint32_t key) {
-  for (int i = 0; i < static_cast<int>(full_.nodes.size()); ++i)
-    if (full_.nodes[i].key == key) return selectNode(i);
-  return false;
+bool GraphView::selectId(const std::string& id) {
+  const int i = full_.findNode(id);
+  return i >= 0 && selectNode(i);
+}
+
+bool GraphView::selectSubject(viz::Subject subject) {
+  const int i = full_.findSubject(subject);
+  return i >= 0 && selectNode(i);
 }
 
 void GraphView::zoomBy(double factor) {
@@ -516,7 +441,7 @@ bool GraphView::exportPng(const QString& path) const {
 bool GraphView::exportDot(const QString& path) const {
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  QTextStream(&f) << visible_.toDot();
+  QTextStream(&f) << QString::fromStdString(viz::toDot(view_.visible));
   return true;
 }
 

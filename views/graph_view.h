@@ -1,18 +1,18 @@
-// GraphView: draws a GraphModel laid out by the layout worker. Zoom (wheel, +/-), pan (drag),
+// GraphView: draws a picture (engine/viz) laid out by the layout worker. Zoom (wheel, +/-), pan (drag),
 // fit (F / 0), find (Ctrl+F), tooltips, selection, export (SVG, PNG, DOT). Large models with
 // groups open collapsed: one box per group with its count; expanding a group lays out only its
 // members and the (small) overview again, never the whole graph.
 #pragma once
 #include <QElapsedTimer>
 #include <QGraphicsView>
-#include <QSet>
 #include <QString>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
+#include "engine/viz/collapse.h"
 #include "views/graph_layout.h"
-#include "views/graph_model.h"
 
 class QLineEdit;
 class QLabel;
@@ -28,24 +28,23 @@ class GraphView : public QGraphicsView {
   explicit GraphView(QWidget* parent = nullptr);
   ~GraphView() override;
 
-  // Models with more nodes than this (and with groups) open collapsed.
-  static constexpr int kCollapseThreshold = 400;
-
-  // Shows `model` (node sizes must be set). Layout runs on the layout worker; layoutFinished
-  // or layoutFailed follows. A previous layout still running is cancelled and discarded.
-  void setModel(GraphModel model);
+  // Shows `picture`; one with more than viz::kCollapseThreshold nodes and groups opens collapsed.
+  // Layout runs on the layout worker; layoutFinished or layoutFailed follows. A previous layout
+  // still running is cancelled and discarded.
+  void setModel(viz::Picture picture);
   void clear();
-  const GraphModel& model() const { return full_; }
+  const viz::Picture& model() const { return full_; }
 
-  bool isCollapsed() const { return collapsed_; }
-  bool isExpanded(int group) const { return expanded_.count(group) > 0; }
+  bool isCollapsed() const { return view_.collapsed; }
+  bool isExpanded(int group) const { return open_.count(group) > 0; }
   void expandGroup(int group);
   void collapseGroup(int group);
   bool isBusy() const;
 
-  // What is on screen, as a flat model (the DOT export and tests read it).
-  const GraphModel& visibleModel() const { return visible_; }
-  int hiddenNodeCount() const { return hidden_; }
+  // What is on screen, as a flat picture (the DOT export and tests read it): exactly what
+  // viz::collapse gives for the open groups, so `export --format json` lists the same.
+  const viz::Picture& visibleModel() const { return view_.visible; }
+  int hiddenNodeCount() const { return view_.hidden; }
   QString statusText() const { return status_; }
   int nodeItemCount() const;
   int edgeItemCount() const;
@@ -55,10 +54,11 @@ class GraphView : public QGraphicsView {
   // `text` and centres the first; returns the number of matches.
   int find(const QString& text);
   void findNext();
-  // Selects and centres the node of the full model with this index (expanding nothing).
+  // Selects and centres the node of the full picture with this index (expanding nothing).
   bool selectNode(int node);
-  // Selects the first node whose key is `key` (e.g. an e-node id).
-  bool selectKey(uint32_t key);
+  // Selects the node with this id, else the first one standing for `subject`.
+  bool selectId(const std::string& id);
+  bool selectSubject(viz::Subject subject);
 
   void zoomBy(double factor);
   void fit();
@@ -74,7 +74,7 @@ class GraphView : public QGraphicsView {
   void layoutStarted();
   void layoutFinished(double milliseconds);
   void layoutFailed(const QString& message);
-  void nodeSelected(int node);  // full-model node index
+  void nodeSelected(int node);  // full-picture node index
   void clusterSelected(int cluster);
   void groupSelected(int group);
   void statusChanged(const QString& status);
@@ -87,28 +87,22 @@ class GraphView : public QGraphicsView {
 
  private:
   void relayoutOverview();
-  void requestGroupLayout(int group);
   void compose();
+  void composeOpenGroup(int visibleNode, const QRectF& frame, std::vector<QPointF>& offsetOf);
   void onSceneSelection();
   void showFindBar();
   void positionOverlays();
-  GraphModel groupModel(int group, std::vector<int>* memberOf) const;
   void setStatus(const QString& s);
+  QString statusSummary() const;
 
   QGraphicsScene* scene_;
-  GraphModel full_;
-  GraphModel overview_;            // collapsed: one node per group (+ ungrouped nodes)
-  std::vector<int> overviewNodeOf_;  // full node -> overview node
-  std::vector<int> overviewGroupOf_;  // overview node -> group (or -1)
-  std::vector<int> overviewFullNode_;  // overview node -> full node (or -1 for groups)
-  std::vector<int> groupSize_;
+  viz::Picture full_;
+  std::set<int> open_;                                            // groups shown open
+  viz::CollapsedView view_;                                       // of full_ with open_
   std::shared_ptr<const GraphLayout> overviewLayout_;
-  std::map<int, std::shared_ptr<const GraphLayout>> expanded_;  // group -> layout of its members
+  std::map<int, std::shared_ptr<const GraphLayout>> partLayouts_;  // open group -> layout of its part
   std::vector<std::shared_ptr<LayoutJob>> jobs_;
-  GraphModel visible_;
-  bool collapsed_ = false;
   bool fitAfterLayout_ = true;
-  int hidden_ = 0;
   QString status_;
   quint64 generation_ = 0;
   QElapsedTimer timer_;

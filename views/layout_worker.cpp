@@ -36,14 +36,14 @@ LayoutWorker::~LayoutWorker() {
   thread_.wait();
 }
 
-std::shared_ptr<LayoutJob> LayoutWorker::request(GraphModel model, QObject* receiver,
+std::shared_ptr<LayoutJob> LayoutWorker::request(LayoutInput input, QObject* receiver,
                                                  std::function<void(const LayoutResult&)> done) {
   std::shared_ptr<LayoutJob> job(new LayoutJob(nextId_.fetch_add(1)));
   QPointer<QObject> target(receiver);
   ++pending_;
   QMetaObject::invokeMethod(
       context_,
-      [this, job, target, model = std::move(model), done = std::move(done)]() {
+      [this, job, target, input = std::move(input), done = std::move(done)]() {
         --pending_;
         if (job->cancelled()) return;
         LayoutResult r;
@@ -51,7 +51,7 @@ std::shared_ptr<LayoutJob> LayoutWorker::request(GraphModel model, QObject* rece
         QElapsedTimer t;
         t.start();
         try {
-          r.layout = std::make_shared<GraphLayout>(layoutGraph(model));
+          r.layout = std::make_shared<GraphLayout>(layoutGraph(input));
         } catch (const Error& e) {
           r.error = QString::fromStdString(e.what());
         } catch (const std::exception& e) {

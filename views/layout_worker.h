@@ -42,9 +42,9 @@ class LayoutWorker : public QObject {
   static LayoutWorker& instance();
   ~LayoutWorker() override;
 
-  // Queues a layout of `model`. `done` runs on `receiver`'s thread, unless the job was cancelled
+  // Queues a layout of `input`. `done` runs on `receiver`'s thread, unless the job was cancelled
   // or `receiver` died first.
-  std::shared_ptr<LayoutJob> request(GraphModel model, QObject* receiver,
+  std::shared_ptr<LayoutJob> request(LayoutInput input, QObject* receiver,
                                      std::function<void(const LayoutResult&)> done);
   // Runs any other Graphviz work (e.g. renderDot) on the layout thread and waits for it.
   // Must not be called from the layout thread itself.

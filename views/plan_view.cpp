@@ -15,7 +15,7 @@
 #include <QVBoxLayout>
 #include <map>
 
-#include "views/graph_model.h"
+#include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
 #include "views/table_export.h"
 
@@ -30,55 +30,6 @@ QString bytesText(int64_t b) {
   return QString("%1 B").arg(b);
 }
 }  // namespace
-
-GraphModel planGraphModel(const Session& s) {
-  GraphModel m;
-  const ExecPlan& p = s.trace().plan;
-  const CompileTrace& t = s.trace();
-  std::vector<int> producer(p.buffers.size(), -1);  // buffer -> node that writes it
-  std::vector<int> nodeOfStep(p.steps.size(), -1);
-  for (std::size_t i = 0; i < p.steps.size(); ++i) {
-    const PlanStep& st = p.steps[i];
-    const bool copy = st.kind == PlanStep::Kind::Copy;
-    // Uploads of bound inputs are left out: ~20 parameter copies on one rank made the picture
-    // too wide to read; the table and the timeline still list them.
-    if (copy && producer[st.inputs.at(0)] < 0) continue;
-    const KernelEntry* e = !copy && st.kernel < t.entries.size() ? &t.entries[st.kernel] : nullptr;
-    const QString dev = st.device < s.devices().size() ? QString::fromStdString(s.devices()[st.device].name) : QString::number(st.device);
-    GraphModel::Node n;
-    QString what = QString::fromStdString(st.label).section(" on ", 0, 0);
-    if (e && e->kind == KernelEntry::Kind::Fused && e->fused < t.kernels.size()) what = QString::fromStdString(t.kernels[e->fused].name);
-    n.label = QString("%1: %2").arg(i).arg(what);
-    if (e && !e->schedule.empty()) n.label += "\n" + QString::fromStdString(e->schedule);
-    n.tooltip = QString("step %1: %2").arg(i).arg(QString::fromStdString(st.label));
-    n.style = copy ? GraphModel::Style::Copy : e && e->kind == KernelEntry::Kind::Gemm ? GraphModel::Style::Chosen : GraphModel::Style::Plain;
-    n.key = uint32_t(i);
-    // No cluster per device: clusters made dot spread the data flow across the whole width; the
-    // style tells the devices apart (gemm on openblas, launches, copies) and the label names it.
-    if (!copy) n.label += "\n" + dev;
-    else n.label = QString("%1: %2").arg(i).arg(QString::fromStdString(st.label));
-    nodeOfStep[i] = int(m.nodes.size());
-    for (uint32_t o : st.outputs) producer[o] = nodeOfStep[i];
-    m.nodes.push_back(n);
-  }
-  for (std::size_t i = 0; i < p.steps.size(); ++i) {
-    if (nodeOfStep[i] < 0) continue;
-    for (uint32_t in : p.steps[i].inputs)
-      if (producer[in] >= 0) m.edges.push_back({producer[in], nodeOfStep[i], 1, QString("%%1").arg(p.buffers[in].cls.v), false});
-  }
-  for (const auto& [cls, buf] : p.outputs) {
-    if (buf >= producer.size() || producer[buf] < 0) continue;
-    GraphModel::Node out;
-    out.label = QString("output %%1").arg(cls.v);
-    out.tooltip = out.label;
-    out.style = GraphModel::Style::Output;
-    out.key = 2000000u + buf;
-    m.nodes.push_back(out);
-    m.edges.push_back({producer[buf], int(m.nodes.size()) - 1, 1, QString(), false});
-  }
-  m.sizeNodesFromLabels();
-  return m;
-}
 
 PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
   model_ = new QStandardItemModel(0, 6, this);
@@ -124,12 +75,12 @@ PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), 
   layout->addWidget(split);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
     onRowSelected(cur.row());
-    if (cur.isValid() && !graph_->isBusy()) graph_->selectKey(uint32_t(cur.row()));
+    if (cur.isValid() && !graph_->isBusy()) graph_->selectSubject({viz::SubjectKind::PlanStep, uint32_t(cur.row())});
   });
   connect(graph_, &GraphView::nodeSelected, this, [this](int node) {
     if (node < 0 || node >= int(graph_->model().nodes.size())) return;
-    const uint32_t step = graph_->model().nodes[node].key;
-    if (int(step) < model_->rowCount()) table_->selectRow(int(step));
+    const viz::Subject& subject = graph_->model().nodes[node].subject;
+    if (subject.kind == viz::SubjectKind::PlanStep && int(subject.id) < model_->rowCount()) table_->selectRow(int(subject.id));
   });
   connect(graph_, &GraphView::layoutFinished, this, [this] { graph_->fitReadable(); });
 }
@@ -173,7 +124,7 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
                        .arg(plan.allocations.size())
                        .arg(pools.join(", "), bytesText(plan.bytesSaved), bytesText(plan.bytesWithoutReuse))
                        .arg(plan.predictedNs / 1e3, 0, 'f', 1));
-  graph_->setModel(planGraphModel(*session_));
+  graph_->setModel(planPictureOf(*session_));
   buildTimeline();
 }
 

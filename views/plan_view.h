@@ -17,12 +17,6 @@ class QTableView;
 namespace ks {
 
 class GraphView;
-struct GraphModel;
-
-// The plan as a graph: one node per launch (key = step index; the device in its label, gemms
-// styled apart), one per copy of a computed value (uploads of bound inputs are left out), one per output; an edge per
-// computed buffer a drawn step reads.
-GraphModel planGraphModel(const Session& s);
 
 class PlanView : public QWidget, public SessionView {
   Q_OBJECT

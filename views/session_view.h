@@ -8,7 +8,6 @@
 #include "engine/program/program.h"
 #include "engine/session/device_comparison.h"
 #include "engine/session/session.h"
-#include "views/egraph_model.h"
 
 namespace ks {
 
@@ -29,16 +28,12 @@ struct SessionSnapshot {
   QString source;  // program text (.ks) if any
   std::shared_ptr<const Program> program;
   std::shared_ptr<const Session> session;  // null until compiled
-  ExtractionChoice extraction;             // from session->trace().extraction when present
   // Runs of this program on several device selections (kept across recompiles of the same
   // program, dropped when another program is loaded), and every device found, with peaks once
   // measured. Null/empty until known.
   std::shared_ptr<const DeviceComparison> comparison;
   std::vector<DeviceInfo> devicesFound;
 };
-
-// The e-graph view's form of the extraction's decisions (chosen node, costs, why).
-ExtractionChoice extractionChoiceOf(const Extraction& e);
 
 // A failed load or compile, with the place when the engine knew it.
 struct CompileFailure {

@@ -1,5 +1,5 @@
 // `export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N]
-// --out PATH`: the pictures and tables of the GUI, headless.
+// [--expand GROUPS] --out PATH`: the pictures and tables of the GUI, headless.
 #include <cstdio>
 #include <fstream>
 
@@ -15,12 +15,13 @@ int cmdExport(int argc, char** argv) {
   SessionFlags flags;
   addSessionFlags(args, flags, false);
   std::string view, format, out;
-  int step = -1;
+  ExportOptions options;
   args.app().add_option("--view", view, "the picture or table")->required()
       ->check(CLI::IsMember({"egraph", "fusion", "plan", "timeline"}));
   args.app().add_option("--format", format, "svg, png, dot, json or csv")->required()
       ->check(CLI::IsMember({"svg", "png", "dot", "json", "csv"}));
-  args.app().add_option("--step", step, "fusion view: the state after step N (default: the last)")->check(atLeast(0));
+  args.app().add_option("--step", options.step, "fusion view: the state after step N (default: the last)")->check(atLeast(0));
+  args.app().add_option("--expand", options.expand, "groups shown open: g0,g3 (ids from the JSON) or all");
   args.app().add_option("--out", out, "the file to write")->required();
   args.positionals("FILE|SESSION", "a .ks program, an .onnx model or a .kss.json session");
   if (!args.parse(argc, argv)) return 0;
@@ -37,11 +38,11 @@ int cmdExport(int argc, char** argv) {
     else s.runTo(Stage::Planned);
   }
   const std::size_t steps = s.trace().fusion.trace.steps.size();
-  if (step >= 0 && v != ExportView::Fusion) throw UsageError{"--step applies to --view fusion only"};
-  if (step >= 0 && static_cast<std::size_t>(step) >= steps)
-    throw UsageError{"--step " + std::to_string(step) + " is past the last fusion step (" +
+  if (options.step >= 0 && v != ExportView::Fusion) throw UsageError{"--step applies to --view fusion only"};
+  if (options.step >= 0 && static_cast<std::size_t>(options.step) >= steps)
+    throw UsageError{"--step " + std::to_string(options.step) + " is past the last fusion step (" +
                      (steps ? "0 to " + std::to_string(steps - 1) : std::string("the trace has no steps")) + ")"};
-  const std::string data = exportView(s, v, format, step);
+  const std::string data = exportView(s, v, format, options);
   std::ofstream f(out, std::ios::binary);
   if (!f || !(f << data)) throw Error(ErrorCode::Io, "cannot write", {out});
   std::printf("wrote %s (%zu bytes)\n", out.c_str(), data.size());

@@ -25,7 +25,7 @@ const Command kCommands[] = {
     {"selftest", "selftest [--devices L] [--programs N] [--seed S]   random programs on every device vs the host oracle",
      cmdSelftest},
     {"export",
-     "export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N] --out PATH",
+     "export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N] [--expand GROUPS] --out PATH",
      cmdExport},
     {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B   the step and rule that put two classes in different kernels",
      cmdExplainFusion},

@@ -272,7 +272,6 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
   snap->session = o.session;
   if (!o.session) loadedProgram_ = o.program;
   else if (o.session && path != (snapshot_ ? snapshot_->path : QString())) loadedProgram_.reset();
-  if (o.session) snap->extraction = extractionChoiceOf(o.session->trace().extraction);
   // Same program (same graph key): the comparison goes on; another program starts a new one.
   mergeComparison(o.programKey, o.program->name, o.entries);
   snap->comparison = comparison_;

@@ -317,30 +317,4 @@ std::string Graph::dump() const {
   return os.str();
 }
 
-std::string Graph::toDot(const std::unordered_set<uint32_t>* chosen) const {
-  std::ostringstream os;
-  os << "digraph egraph {\n  compound=true;\n  rankdir=TB;\n  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10];\n";
-  for (std::size_t ci = 0; ci < classes_.size(); ++ci) {
-    const EClass& c = classes_[ci];
-    os << "  subgraph cluster_c" << ci << " {\n    label=\"%" << ci << " " << dtypeName(c.dtype) << shapeStr(c.shape)
-       << "\";\n    style=rounded;\n";
-    for (NodeId nid : c.nodes) {
-      const Node& n = node(nid);
-      std::string label = n.label();
-      if (n.kind == NodeKind::Leaf) label += " '" + leaves_[n.ref].name + "'";
-      std::string esc;
-      for (char ch : label) esc += ch == '"' ? std::string("\\\"") : std::string(1, ch);
-      os << "    n" << nid.v << " [label=\"" << esc << "\"";
-      if (chosen && chosen->count(nid.v)) os << ", style=filled, fillcolor=\"#ffd54f\"";
-      os << "];\n";
-    }
-    os << "  }\n";
-  }
-  for (std::size_t ni = 0; ni < nodes_.size(); ++ni)
-    for (ClassId d : nodes_[ni].node.in)
-      os << "  n" << ni << " -> n" << classes_[d.v].nodes.front().v << " [lhead=cluster_c" << d.v << "];\n";
-  os << "}\n";
-  return os.str();
-}
-
 }  // namespace ks

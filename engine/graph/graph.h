@@ -81,10 +81,6 @@ class Graph {
   std::string toJson() const;
   static Graph fromJson(const std::string& text);
 
-  // Graphviz DOT: one cluster per e-class with its e-nodes inside, edges to operand classes.
-  // Highlights the nodes in `chosen` (extracted) when given.
-  std::string toDot(const std::unordered_set<uint32_t>* chosen = nullptr) const;
-
  private:
   struct NodeData {
     Node node;
@@ -99,8 +95,5 @@ class Graph {
   std::vector<LeafInfo> leaves_;
   std::vector<ClassId> leafClasses_;
 };
-
-// Renders DOT to SVG/PNG with libgvc. Throws ks::Error(Unsupported) when built without Graphviz.
-std::string renderDot(const std::string& dot, const std::string& format);
 
 }  // namespace ks

@@ -1,120 +1,32 @@
-// DOT, JSON and CSV renderings of the e-graph, the fusion trace, the plan and the timeline.
+// exportView: the stage pictures through engine/viz, CSV tables, and the timeline trace.
 #include "engine/session/exporters.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "engine/session/session_pictures.h"
+#include "engine/viz/collapse.h"
+#include "engine/viz/picture_dot.h"
+#include "engine/viz/picture_json.h"
+
 namespace ks {
 
 namespace {
-std::string esc(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c == '\n' ? ' ' : c;
-  }
-  return r;
-}
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string r = "\"";
   for (char c : s) r += c == '"' ? std::string("\"\"") : std::string(1, c);
   return r + "\"";
 }
-std::string classLabel(const Graph& g, uint32_t c) {
-  const Node& n = g.structural(ClassId(c));
-  std::string l = "%" + std::to_string(c) + " " + n.label();
-  if (n.kind == NodeKind::Leaf) l += " '" + g.leaf(n.ref).name + "'";
-  return l + "\\n" + std::string(dtypeName(g.dtype(ClassId(c)))) + shapeStr(g.shape(ClassId(c)));
+
+// The picture as the GUI opens it (groups of a large one closed unless named in `expand`).
+std::string renderPicture(const viz::Picture& p, const std::string& format, const ExportOptions& o) {
+  const std::set<int> open = viz::groupsNamed(p, o.expand);
+  if (format == "json") return viz::toJson(p, open);
+  return viz::render(viz::collapse(p, open).visible, format);
 }
 }  // namespace
-
-std::string fusionDot(const Session& s, int step) {
-  const FusionTrace& t = s.trace().fusion.trace;
-  const std::size_t n = step < 0 ? t.steps.size() : std::min<std::size_t>(static_cast<std::size_t>(step) + 1, t.steps.size());
-  const TraceState state = t.stateAfter(n);
-  std::set<int32_t> changed;
-  if (n > 0)
-    for (auto& [k, v] : t.steps[n - 1].diff.set) changed.insert(k);
-  const Graph& g = s.graph();
-  std::ostringstream os;
-  os << "digraph fusion {\n  compound=true;\n  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10];\n";
-  if (n > 0) os << "  label=\"after step " << (n - 1) << ": " << esc(std::string(fusionActionName(t.steps[n - 1].action))) << " — "
-                << esc(t.steps[n - 1].reason) << "\";\n";
-  std::set<uint32_t> drawn;
-  for (auto& [kid, k] : state) {
-    os << "  subgraph cluster_k" << kid << " {\n    label=\"K" << kid << " (" << k.opCount << " ops)\";\n    style=rounded;\n";
-    if (changed.count(kid)) os << "    color=\"#e65100\"; penwidth=2;\n";
-    for (uint32_t c : k.classes) {
-      if (!drawn.insert(c).second) continue;
-      const bool stored = std::find(k.stores.begin(), k.stores.end(), c) != k.stores.end();
-      os << "    c" << c << " [label=\"" << esc(classLabel(g, c)) << "\"" << (stored ? ", peripheries=2" : "") << "];\n";
-    }
-    os << "  }\n";
-  }
-  // Loads: edges from the class a kernel loads to the kernel's first class.
-  for (auto& [kid, k] : state) {
-    if (k.classes.empty()) continue;
-    for (uint32_t l : k.loads) {
-      if (!drawn.count(l)) {
-        os << "  c" << l << " [label=\"" << esc(classLabel(g, l)) << "\", style=dashed];\n";
-        drawn.insert(l);
-      }
-      os << "  c" << l << " -> c" << k.classes.front() << " [style=dashed];\n";
-    }
-  }
-  // Data edges between drawn classes inside kernels.
-  for (uint32_t c : drawn)
-    for (ClassId in : g.structural(ClassId(c)).in)
-      if (drawn.count(in.v)) {
-        bool sameKernel = false;
-        for (auto& [kid, k] : state)
-          sameKernel = sameKernel || (std::count(k.classes.begin(), k.classes.end(), c) &&
-                                      std::count(k.classes.begin(), k.classes.end(), in.v));
-        if (sameKernel) os << "  c" << in.v << " -> c" << c << ";\n";
-      }
-  os << "}\n";
-  return os.str();
-}
-
-std::string egraphDot(const Session& s) {
-  std::unordered_set<uint32_t> chosen;
-  for (const NodeId n : s.trace().extraction.order) chosen.insert(n.v);
-  return s.graph().toDot(&chosen);
-}
-
-std::string planDot(const Session& s) {
-  const ExecPlan& p = s.trace().plan;
-  std::ostringstream os;
-  os << "digraph plan {\n  rankdir=TB;\n  node [fontname=\"DejaVu Sans\", fontsize=10];\n";
-  for (std::size_t i = 0; i < p.steps.size(); ++i) {
-    const PlanStep& st = p.steps[i];
-    os << "  s" << i << " [shape=" << (st.kind == PlanStep::Kind::Copy ? "ellipse" : "box") << ", label=\"" << i << ": "
-       << esc(st.label) << "\"];\n";
-  }
-  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
-    const PlanBuffer& buf = p.buffers[b];
-    int producer = -1;
-    for (std::size_t i = 0; i < p.steps.size(); ++i)
-      for (uint32_t o : p.steps[i].outputs)
-        if (o == b) producer = static_cast<int>(i);
-    if (producer < 0) {
-      if (!buf.leaf) continue;
-      os << "  b" << b << " [shape=note, label=\"%" << buf.cls.v << " " << esc(s.graph().leaf(s.graph().structural(buf.cls).ref).name)
-         << "\"];\n";
-    }
-    for (std::size_t i = 0; i < p.steps.size(); ++i)
-      for (uint32_t in : p.steps[i].inputs)
-        if (in == b) {
-          os << "  " << (producer < 0 ? "b" + std::to_string(b) : "s" + std::to_string(producer)) << " -> s" << i
-             << " [label=\"%" << buf.cls.v << "\"];\n";
-        }
-    if (buf.output && producer >= 0) os << "  out" << b << " [shape=doublecircle, label=\"%" << buf.cls.v << "\"];\n  s" << producer << " -> out" << b << ";\n";
-  }
-  os << "}\n";
-  return os.str();
-}
 
 std::string timelineTrace(const Session& s) {
   if (s.runs().empty()) throw Error(ErrorCode::Usage, "the session has no run yet: nothing to put on a timeline");
@@ -133,14 +45,12 @@ std::string timelineTrace(const Session& s) {
   return nlohmann::json({{"traceEvents", events}, {"displayTimeUnit", "ns"}}).dump(1);
 }
 
-std::string exportView(const Session& s, ExportView view, const std::string& format, int step) {
-  const bool graphFormat = format == "dot" || format == "svg" || format == "png";
-  auto render = [&](const std::string& dot) { return format == "dot" ? dot : renderDot(dot, format); };
+std::string exportView(const Session& s, ExportView view, const std::string& format, const ExportOptions& options) {
+  const bool picture = format == "dot" || format == "svg" || format == "png" || format == "json";
   std::ostringstream os;
   switch (view) {
     case ExportView::EGraph:
-      if (graphFormat) return render(egraphDot(s));
-      if (format == "json") return s.graph().toJson();
+      if (picture) return renderPicture(egraphPictureOf(s), format, options);
       if (format == "csv") {
         os << "class,op,dtype,shape,alternatives,chosen\n";
         const Graph& g = s.graph();
@@ -154,8 +64,7 @@ std::string exportView(const Session& s, ExportView view, const std::string& for
       }
       break;
     case ExportView::Fusion:
-      if (graphFormat) return render(fusionDot(s, step));
-      if (format == "json") return s.trace().fusion.trace.toJson(1);
+      if (picture) return renderPicture(fusionPictureOf(s, options.step), format, options);
       if (format == "csv") {
         os << "step,class,node,action,rule,reason,kernels\n";
         for (const FusionStep& f : s.trace().fusion.trace.steps) {
@@ -168,7 +77,7 @@ std::string exportView(const Session& s, ExportView view, const std::string& for
       }
       break;
     case ExportView::Plan:
-      if (graphFormat) return render(planDot(s));
+      if (picture) return renderPicture(planPictureOf(s), format, options);
       if (format == "csv") {
         os << "step,kind,label,device,inputs,outputs\n";
         for (std::size_t i = 0; i < s.trace().plan.steps.size(); ++i) {
@@ -177,10 +86,6 @@ std::string exportView(const Session& s, ExportView view, const std::string& for
              << s.devices().at(st.device).name << "," << st.inputs.size() << "," << st.outputs.size() << "\n";
         }
         return os.str();
-      }
-      if (format == "json") {
-        nlohmann::json j = nlohmann::json::parse(s.toJson());
-        return j["trace"]["plan"].dump(1);
       }
       break;
     case ExportView::Timeline:

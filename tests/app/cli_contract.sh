@@ -93,10 +93,36 @@ assert d["fused_kernels"] > 0 and d["launches"] > 0
 print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kernels"], d["launches"]))
 PY
   expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
-  grep -q "cluster_k" "$tmp/f.dot" || { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }
+  grep -q 'subgraph cluster_0 {' "$tmp/f.dot" && grep -q 'label="K[0-9]* ' "$tmp/f.dot" ||
+    { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }
   expect 2 "export --step past the last step" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --step 99999 --tune none --cache none --out "$tmp/f.dot"
   grep -q "past the last fusion step" "$tmp/err" || { echo "FAIL: --step 99999 is not refused"; fail=1; }
 fi
+# export --format json: the picture (nodes, edges, clusters, groups by id) and what a view shows.
+expect 0 "export egraph as json" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --out "$tmp/e.json"
+python3 - "$tmp/e.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+need = {"format", "version", "picture", "title", "collapsed", "nodes", "edges", "clusters", "groups", "visible"}
+assert need <= set(d), f"picture JSON lacks {need - set(d)}"
+assert d["format"] == "kernelscope-picture" and d["picture"] == "egraph"
+ids = {n["id"] for n in d["nodes"]}
+assert len(ids) == len(d["nodes"]), "node ids are not unique"
+for n in d["nodes"]:
+    assert {"id", "label", "tooltip", "style", "cluster", "subject", "highlighted"} <= set(n), n
+for e in d["edges"]:
+    assert {"from", "to", "count", "label", "weak", "memory"} <= set(e) and e["from"] in ids and e["to"] in ids, e
+for c in d["clusters"]:
+    assert {"id", "label", "tooltip", "group", "subject", "highlighted"} <= set(c), c
+v = d["visible"]
+assert {"nodes", "edges", "hidden"} <= set(v)
+seen = {n["id"] for n in v["nodes"]}
+assert all(e["from"] in seen and e["to"] in seen for e in v["edges"])
+assert not d["collapsed"] and len(v["nodes"]) == len(d["nodes"]) and v["hidden"] == 0
+print("ok: egraph picture JSON, %d nodes, %d edges" % (len(d["nodes"]), len(d["edges"])))
+PY
+expect 2 "export --expand unknown group" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --expand g99 --out "$tmp/e.json"
+grep -q "'g99'" "$tmp/err" || { echo "FAIL: the --expand error does not name the group"; fail=1; }
 expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5
 grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
 expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999

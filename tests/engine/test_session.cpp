@@ -103,7 +103,9 @@ class TestSession : public QObject {
     QCOMPARE(back.runs().size(), std::size_t(1));
     QCOMPARE(back.toJson(), s.toJson());  // saving a loaded session gives the same file
     // The views can be exported offline, and source regenerated without a device.
-    QVERIFY(exportView(back, ExportView::Fusion, "dot").find("cluster_k") != std::string::npos);
+    const std::string fusionDot = exportView(back, ExportView::Fusion, "dot");
+    QVERIFY(fusionDot.find("subgraph cluster_0") != std::string::npos);
+    QVERIFY(fusionDot.find("label=\"K") != std::string::npos);
     QVERIFY(back.kernelSource(0, "default").find("__kernel") != std::string::npos);
     QVERIFY_THROWS_EXCEPTION(Error, back.run({}, false));
     fs::remove(path);

@@ -10,21 +10,18 @@ using namespace ks;
 
 namespace {
 // A chain of n boxes, and a wide one that keeps Graphviz busy for a while.
-GraphModel chain(int n) {
-  GraphModel m;
+LayoutInput chain(int n) {
+  LayoutInput m;
   for (int i = 0; i < n; ++i) {
-    GraphModel::Node node;
-    node.label = QString("n%1").arg(i);
-    node.width = 60;
-    node.height = 20;
-    m.nodes.push_back(node);
-    if (i > 0) m.edges.push_back({i - 1, i, 1, QString()});
+    m.sizes.push_back(QSizeF(60, 20));
+    m.cluster.push_back(-1);
+    if (i > 0) m.edges.push_back({i - 1, i, 1});
   }
   return m;
 }
-GraphModel heavy() {
-  GraphModel m = chain(300);
-  for (int i = 0; i + 7 < 300; i += 2) m.edges.push_back({i, i + 7, 1, QString()});
+LayoutInput heavy() {
+  LayoutInput m = chain(300);
+  for (int i = 0; i + 7 < 300; i += 2) m.edges.push_back({i, i + 7, 1});
   return m;
 }
 }  // namespace
@@ -74,10 +71,10 @@ class TestLayoutWorker : public QObject {
   }
 
   void clustersGetRects() {
-    GraphModel m = chain(4);
-    m.clusters.push_back({"c0", "", -1, 0, false});
-    m.nodes[1].cluster = 0;
-    m.nodes[2].cluster = 0;
+    LayoutInput m = chain(4);
+    m.clusterCount = 1;
+    m.cluster[1] = 0;
+    m.cluster[2] = 0;
     QObject receiver;
     std::shared_ptr<const GraphLayout> l;
     LayoutWorker::instance().request(m, &receiver, [&](const LayoutResult& r) { l = r.layout; });

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "tests/views/session_fixture.h"
-#include "views/graph_model.h"
+#include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
 #include "views/plan_view.h"
 #include "views/table_export.h"
@@ -55,7 +55,7 @@ class TestPlanView : public QObject {
     }
     std::size_t outs = 0;
     for (const auto& o : plan.outputs) outs += produced.count(o.second);
-    const GraphModel gm = planGraphModel(*session_);
+    const viz::Picture gm = planPictureOf(*session_);
     QCOMPARE(gm.nodes.size(), drawn + outs);
     QCOMPARE(gm.edges.size(), reads + outs);
     QVERIFY(gm.clusters.empty());

@@ -109,7 +109,7 @@ class TestMainWindow : public QObject {
     const uint32_t out = p.outputs.front().cls.v;
     // Selecting in the graph updates the controller and the program view's table.
     GraphView* gv = w.egraphView()->graphView();
-    QVERIFY(gv->selectKey(p.graph.eclass(ClassId(out)).nodes.front().v));
+    QVERIFY(gv->selectSubject({viz::SubjectKind::ENode, p.graph.eclass(ClassId(out)).nodes.front().v}));
     QVERIFY(w.controller().selection().eclass.has_value());
     QCOMPARE(*w.controller().selection().eclass, out);
     // Selecting through the controller (as any other view would) moves the e-graph's side panel.
@@ -179,11 +179,12 @@ class TestMainWindow : public QObject {
     QVERIFY(s->session->hasStage(Stage::Planned));
     // The e-graph now shows the session's graph (kernel nodes joined it) with the extraction.
     QVERIFY(s->program->graph.nodeCount() > classesBefore);
-    QVERIFY(!s->extraction.empty());
+    const viz::ExtractionIndex extraction(&s->session->trace().extraction);
+    QVERIFY(!extraction.empty());
     QCOMPARE(w.egraphView()->graphView()->model().nodes.size(), s->program->graph.nodeCount());
     int chosen = 0;
-    for (const auto& n : w.egraphView()->graphView()->model().nodes) chosen += n.style == GraphModel::Style::Chosen;
-    QCOMPARE(chosen, static_cast<int>(s->extraction.chosenNode.size()));
+    for (const auto& n : w.egraphView()->graphView()->model().nodes) chosen += n.style == viz::Style::Chosen;
+    QCOMPARE(chosen, static_cast<int>(extraction.chosen.size()));
 
     QTemporaryDir dir;
     const QString path = dir.filePath("s.kss.json");

@@ -5,9 +5,9 @@
 #include <mutex>
 
 #include "engine/core/error.h"
-#include "engine/graph/graph.h"
+#include "engine/viz/picture_dot.h"
 
-namespace ks {
+namespace ks::viz {
 
 std::string renderDot(const std::string& dot, const std::string& format) {
   static std::mutex mutex;
@@ -33,4 +33,4 @@ std::string renderDot(const std::string& dot, const std::string& format) {
   return out;
 }
 
-}  // namespace ks
+}  // namespace ks::viz

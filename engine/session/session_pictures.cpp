@@ -1,0 +1,33 @@
+// Session -> Picture: picks the records each picture builder needs.
+#include "engine/session/session_pictures.h"
+
+#include "engine/viz/egraph_picture.h"
+#include "engine/viz/fusion_picture.h"
+#include "engine/viz/plan_picture.h"
+
+namespace ks {
+
+viz::Picture egraphPictureOf(const Session& s) {
+  viz::EGraphPictureOptions o;
+  o.extraction = s.hasStage(Stage::Extracted) ? &s.trace().extraction : nullptr;
+  o.outputs = s.program().outputClasses();
+  return viz::egraphPicture(s.graph(), o);
+}
+
+viz::Picture fusionPictureOf(const Session& s, int step) {
+  return viz::fusionPicture(s.trace().fusion.trace, step, &s.graph());
+}
+
+viz::Picture planPictureOf(const Session& s) {
+  if (!s.hasStage(Stage::Planned)) {
+    viz::Picture p;
+    p.name = "plan";
+    return p;
+  }
+  std::vector<std::string> kernelNames, deviceNames;
+  for (const KernelRecord& k : s.trace().kernels) kernelNames.push_back(k.name);
+  for (const DeviceInfo& d : s.devices()) deviceNames.push_back(d.name);
+  return viz::planPicture({s.trace().plan, s.trace().entries, kernelNames, deviceNames});
+}
+
+}  // namespace ks
