@@ -14,6 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "engine/session/session_pictures.h"
@@ -279,21 +280,31 @@ void FusionView::fillClassCombos() {
   }
 }
 
-Separation FusionView::explain(uint32_t a, uint32_t b) {
-  Separation sep;
-  if (!trace_) return sep;
-  sep = trace_->explainSeparation(ClassId(a), ClassId(b), session_ ? &session_->graph() : nullptr);
+void FusionView::explain(uint32_t a, uint32_t b) {
+  if (!trace_ || !context_) return;
+  if (int ia = classA_->findData(a); ia >= 0) classA_->setCurrentIndex(ia);
+  if (int ib = classB_->findData(b); ib >= 0) classB_->setCurrentIndex(ib);
+  answer_->setText(tr("Explaining…"));
+  jump_->setEnabled(false);
+  // Replaying the trace for a large program is slow: the query worker answers.
+  std::shared_ptr<const Session> session = session_;
+  const std::string key = "explain " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
+                          std::to_string(a) + " " + std::to_string(b);
+  postQuery<Separation>(
+      context_->queries(), RequestKind::Explanation, key,
+      [session, a, b] { return session->trace().fusion.trace.explainSeparation(ClassId(a), ClassId(b), &session->graph()); }, this,
+      [this, a, b](const Separation& sep) { showExplanation(a, b, sep); });
+}
+
+void FusionView::showExplanation(uint32_t a, uint32_t b, const Separation& sep) {
   explainedStep_ = sep.step;
   const QString pair = "%" + QString::number(a) + " and %" + QString::number(b);
-  const QString head = pair + (sep.sameKernel ? tr(": same kernel.") : tr(": different kernels."));
-  QString text = head;
+  QString text = pair + (sep.sameKernel ? tr(": same kernel.") : tr(": different kernels."));
   if (sep.step >= 0) text += tr(" Step %1 (%2).").arg(sep.step).arg(q(sep.rule));
   if (!sep.text.empty()) text += " " + q(sep.text);
   answer_->setText(text);
   jump_->setEnabled(sep.step >= 0 && sep.step < stepCount());
-  if (int ia = classA_->findData(a); ia >= 0) classA_->setCurrentIndex(ia);
-  if (int ib = classB_->findData(b); ib >= 0) classB_->setCurrentIndex(ib);
-  return sep;
+  emit explained(sep);
 }
 
 void FusionView::jumpToExplained() {

@@ -58,8 +58,9 @@ class FusionView : public QWidget, public SessionView {
   void next() { setStep(step_ + 1); }
   void last() { setStep(stepCount() - 1); }
 
-  // "Why not fused": explains classes a and b with the current trace; fills the answer panel.
-  Separation explain(uint32_t a, uint32_t b);
+  // "Why not fused": asks the query worker why classes a and b are apart; the answer panel is
+  // filled and `explained` emitted when it answers.
+  void explain(uint32_t a, uint32_t b);
   void jumpToExplained();
 
   GraphView* graphView() const { return graph_; }
@@ -70,6 +71,9 @@ class FusionView : public QWidget, public SessionView {
   QSlider* slider() const { return slider_; }
   int drawnKernelCount() const;  // clusters in the model drawn now
 
+ signals:
+  void explained(const Separation& separation);
+
  protected:
   void keyPressEvent(QKeyEvent* e) override;
   bool eventFilter(QObject* watched, QEvent* e) override;
@@ -78,6 +82,7 @@ class FusionView : public QWidget, public SessionView {
   bool stepKey(int key);
   void redraw();
   bool selectClass(uint32_t cls);
+  void showExplanation(uint32_t a, uint32_t b, const Separation& sep);
   void onNodeSelected(int node);
   void fillClassCombos();
 

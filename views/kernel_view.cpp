@@ -1,5 +1,6 @@
 // KernelView: combo boxes filled from the trace's measurements; the texts come from the kernel
-// record (IR) and Session::kernelSource (lowered IR and OpenCL C), which needs no device.
+// record (IR) and Session::kernelSource (lowered IR and OpenCL C, on the query worker: lowering
+// and emission of a large kernel take long enough to stall the GUI).
 #include "views/kernel_view.h"
 
 #include <QComboBox>
@@ -10,6 +11,8 @@
 #include <QSignalBlocker>
 #include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <cstdint>
 
 #include "engine/core/error.h"
 #include "views/rule_highlighter.h"
@@ -192,17 +195,37 @@ void KernelView::showSource() {
                        .arg(QString::fromStdString(rec.fused.phase))
                        .arg(QString::fromStdString(sched), device_->currentText()));
   ir_->setPlainText(QString::fromStdString(rec.fused.kernel.print()));
-  try {
-    std::string lowered;
-    const std::string src = session_->kernelSource(k, sched, &lowered);
-    lowered_->setPlainText(QString::fromStdString(lowered));
-    source_->setPlainText(QString::fromStdString(src));
-  } catch (const Error& e) {
-    const QString msg = tr("/* could not lower %1 with schedule %2:\n   %3 */")
-                            .arg(QString::fromStdString(rec.name), QString::fromStdString(sched), QString::fromUtf8(e.what()));
-    lowered_->setPlainText(msg);
-    source_->setPlainText(msg);
+  if (!context_) return;
+  lowered_->setPlainText(tr("/* lowering… */"));
+  source_->setPlainText(tr("/* generating… */"));
+  std::shared_ptr<const Session> session = session_;
+  const std::string key = "source " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
+                          std::to_string(k) + " " + sched;
+  postQuery<KernelSource>(
+      context_->queries(), RequestKind::KernelSource, key,
+      [session, k, sched] {
+        KernelSource r;
+        try {
+          r.source = session->kernelSource(k, sched, &r.lowered);
+        } catch (const std::exception& e) {
+          r.error = e.what();
+        }
+        return r;
+      },
+      this, [this, name = rec.name, sched](const KernelSource& r) { showText(r, name, sched); });
+}
+
+void KernelView::showText(const KernelSource& r, const std::string& kernel, const std::string& schedule) {
+  ++answered_;
+  if (r.error.empty()) {
+    lowered_->setPlainText(QString::fromStdString(r.lowered));
+    source_->setPlainText(QString::fromStdString(r.source));
+    return;
   }
+  const QString msg = tr("/* could not lower %1 with schedule %2:\n   %3 */")
+                          .arg(QString::fromStdString(kernel), QString::fromStdString(schedule), QString::fromStdString(r.error));
+  lowered_->setPlainText(msg);
+  source_->setPlainText(msg);
 }
 
 }  // namespace ks

@@ -14,6 +14,12 @@ class QTabWidget;
 
 namespace ks {
 
+// What the query worker lowered and emitted for one kernel and schedule.
+struct KernelSource {
+  std::string lowered, source;
+  std::string error;  // why it could not be lowered; empty on success
+};
+
 class KernelView : public QWidget, public SessionView {
   Q_OBJECT
  public:
@@ -30,11 +36,14 @@ class KernelView : public QWidget, public SessionView {
   QPlainTextEdit* loweredText() const { return lowered_; }
   QPlainTextEdit* sourceText() const { return source_; }
   QTabWidget* tabs() const { return tabs_; }
+  // Source texts shown so far (each comes from the query worker after a kernel or schedule change).
+  int sourcesShown() const { return answered_; }
 
  private:
   void fillDevices();
   void fillSchedules(std::optional<uint32_t> preferDevice = std::nullopt);
   void showSource();
+  void showText(const KernelSource& r, const std::string& kernel, const std::string& schedule);
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
   QComboBox* kernel_;
@@ -46,6 +55,7 @@ class KernelView : public QWidget, public SessionView {
   QPlainTextEdit* lowered_;
   QPlainTextEdit* source_;
   bool updating_ = false;
+  int answered_ = 0;
 };
 
 }  // namespace ks

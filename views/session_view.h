@@ -8,6 +8,7 @@
 #include "engine/program/program.h"
 #include "engine/session/device_comparison.h"
 #include "engine/session/session.h"
+#include "views/query_runner.h"
 
 namespace ks {
 
@@ -55,6 +56,8 @@ class SessionContext {
   virtual void select(const Selection& s, SessionView* origin) = 0;
   // Compiles edited program text on the worker (the Program view's "Recompile").
   virtual void compileSource(const QString& text, const QString& name) = 0;
+  // The worker for anything slow a view needs; its results are cached until the next load.
+  virtual QueryRunner& queries() = 0;
 };
 
 class SessionView {

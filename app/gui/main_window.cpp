@@ -334,7 +334,7 @@ void MainWindow::about() {
 QString MainWindow::statusMessage() const { return status_->text(); }
 
 bool MainWindow::isBusy() const {
-  if (controller_.isBusy()) return true;
+  if (controller_.isBusy() || controller_.queriesInFlight() > 0) return true;
   // Every graph view (e-graph, fusion, plan) lays out on the layout worker.
   for (GraphView* g : findChildren<GraphView*>())
     if (g->isBusy()) return true;

@@ -21,7 +21,8 @@ SessionController::SessionController(QObject* parent) : QObject(parent) {
 }
 
 SessionController::~SessionController() {
-  if (cancelFlag_) cancelFlag_->store(true);
+  for (Job& j : jobs_)
+    if (j.cancel) j.cancel->store(true);
   worker_.quit();
   worker_.wait();
 }
@@ -54,7 +55,7 @@ CompileFailure failureOf(const Error& e, const QString& path, const QString& sou
 }  // namespace
 
 void SessionController::loadProgramFile(const QString& path) {
-  runJob(tr("Loading %1").arg(QFileInfo(path).fileName()), [path](const std::atomic<bool>&) {
+  runJob(RequestKind::Program, tr("Loading %1").arg(QFileInfo(path).fileName()), [path](const std::atomic<bool>&) {
     Outcome o;
     const QString lower = path.toLower();
     try {
@@ -87,7 +88,7 @@ void SessionController::loadProgramFile(const QString& path) {
 
 void SessionController::compileSource(const QString& text, const QString& name) {
   const QString path = snapshot_ ? snapshot_->path : QString();
-  runJob(tr("Compiling %1").arg(name), [text, name](const std::atomic<bool>&) {
+  runJob(RequestKind::Program, tr("Compiling %1").arg(name), [text, name](const std::atomic<bool>&) {
     Outcome o;
     o.source = text;
     try {
@@ -116,7 +117,7 @@ void SessionController::compile() {
   const QString source = snapshot_->source;
   const bool fromSource = !program;
   const SessionOptions options = options_;
-  runJob(tr("Compiling %1").arg(QString::fromStdString(program->name)), [this, program, source, options, fromSource](const std::atomic<bool>& cancel) {
+  runJob(RequestKind::Program, tr("Compiling %1").arg(QString::fromStdString(program->name)), [this, program, source, options, fromSource](const std::atomic<bool>& cancel) {
     Outcome o;
     o.source = source;
     try {
@@ -163,7 +164,7 @@ void SessionController::compareDevices(const QStringList& selections, int repeat
   const SessionOptions options = options_;
   std::vector<std::string> sels;
   for (const QString& s : selections) sels.push_back(s.toStdString());
-  runJob(tr("Comparing %1 device selections").arg(selections.size()), [this, program, source, options, sels, repeats](const std::atomic<bool>& cancel) {
+  runJob(RequestKind::Comparison, tr("Comparing %1 device selections").arg(selections.size()), [this, program, source, options, sels, repeats](const std::atomic<bool>& cancel) {
     Outcome o;
     o.comparisonOnly = true;
     o.source = source;
@@ -225,39 +226,35 @@ bool SessionController::saveSession(const QString& path) {
   return true;
 }
 
-void SessionController::runJob(const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path) {
-  if (cancelFlag_) cancelFlag_->store(true);  // a newer request replaces the running one
-  const quint64 gen = ++generation_;
+void SessionController::runJob(RequestKind kind, const QString& what, std::function<Outcome(const std::atomic<bool>&)> job,
+                               QString path) {
+  Job& j = jobs_[static_cast<std::size_t>(kind)];
+  if (j.cancel) j.cancel->store(true);  // a newer request replaces the one of its kind
+  const quint64 gen = ++j.generation;
   auto flag = std::make_shared<std::atomic<bool>>(false);
-  cancelFlag_ = flag;
-  setBusy(true, what);
+  j.cancel = flag;
+  j.running = true;
+  updateBusy(what);
   QMetaObject::invokeMethod(
       workerContext_,
-      [this, gen, flag, job = std::move(job), path]() {
+      [this, kind, gen, flag, job = std::move(job), path]() {
         if (flag->load()) return;
         Outcome o = job(*flag);
         if (flag->load()) return;
-        QMetaObject::invokeMethod(this, [this, gen, o, path]() { finishJob(gen, o, path); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this, kind, gen, o, path]() { finishJob(kind, gen, o, path); }, Qt::QueuedConnection);
       },
       Qt::QueuedConnection);
 }
 
-void SessionController::finishJob(quint64 generation, const Outcome& o, const QString& path) {
-  if (generation != generation_) return;  // superseded or cancelled
-  cancelFlag_.reset();
-  setBusy(false, QString());
+void SessionController::finishJob(RequestKind kind, quint64 generation, const Outcome& o, const QString& path) {
+  Job& j = jobs_[static_cast<std::size_t>(kind)];
+  if (generation != j.generation) return;  // superseded or cancelled
+  j.cancel.reset();
+  j.running = false;
+  updateBusy(QString());
   if (!o.devicesFound.empty()) devicesFound_ = o.devicesFound;
   if (o.comparisonOnly) {
-    if (!o.failure.message.isEmpty() || !snapshot_) {
-      for (SessionView* v : views_) v->compileFailed(o.failure);
-      emit failed(o.failure);
-      return;
-    }
-    mergeComparison(o.programKey, snapshot_->program ? snapshot_->program->name : std::string(), o.entries);
-    snapshot_->comparison = comparison_;
-    snapshot_->devicesFound = devicesFound_;
-    for (SessionView* v : views_) v->comparisonChanged(*snapshot_);
-    emit comparisonChanged();
+    finishComparison(o);
     return;
   }
   if (!o.program) {
@@ -278,12 +275,27 @@ void SessionController::finishJob(quint64 generation, const Outcome& o, const QS
   snap->devicesFound = devicesFound_;
   snapshot_ = std::move(snap);
   selection_ = Selection{};
+  queries_.clear();  // kernel sources and explanations were of the previous session
   for (SessionView* v : views_) v->sessionLoaded(*snapshot_);
   emit loaded(path);
 }
 
+void SessionController::finishComparison(const Outcome& o) {
+  if (!o.failure.message.isEmpty() || !snapshot_) {
+    for (SessionView* v : views_) v->compileFailed(o.failure);
+    emit failed(o.failure);
+    return;
+  }
+  mergeComparison(o.programKey, snapshot_->program ? snapshot_->program->name : std::string(), o.entries);
+  snapshot_->comparison = comparison_;
+  snapshot_->devicesFound = devicesFound_;
+  for (SessionView* v : views_) v->comparisonChanged(*snapshot_);
+  emit comparisonChanged();
+}
+
 void SessionController::close() {
   cancel();
+  queries_.clear();
   snapshot_.reset();
   comparison_.reset();
   selection_ = Selection{};
@@ -293,15 +305,22 @@ void SessionController::close() {
 
 void SessionController::cancel() {
   if (!busy_) return;
-  if (cancelFlag_) cancelFlag_->store(true);
-  cancelFlag_.reset();
-  ++generation_;
-  setBusy(false, tr("Cancelled"));
+  for (Job& j : jobs_) {
+    if (j.cancel) j.cancel->store(true);
+    j.cancel.reset();
+    ++j.generation;
+    j.running = false;
+  }
+  busy_ = false;
+  emit busyChanged(false, tr("Cancelled"));
 }
 
-void SessionController::setBusy(bool busy, const QString& what) {
-  busy_ = busy;
-  emit busyChanged(busy, what);
+// Busy while any job runs; `what` names the one that just started (empty: keep the text).
+void SessionController::updateBusy(const QString& what) {
+  bool any = false;
+  for (const Job& j : jobs_) any = any || j.running;
+  busy_ = any;
+  emit busyChanged(busy_, what);
 }
 
 }  // namespace ks

@@ -4,11 +4,13 @@
 #include <QObject>
 #include <QStringList>
 #include <QThread>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <vector>
 
+#include "views/query_runner.h"
 #include "views/session_view.h"
 
 namespace ks {
@@ -26,6 +28,8 @@ class SessionController : public QObject, public SessionContext {
   const Selection& selection() const override { return selection_; }
   void select(const Selection& s, SessionView* origin) override;
   void compileSource(const QString& text, const QString& name) override;
+  QueryRunner& queries() override { return queries_; }
+  int queriesInFlight() const { return queries_.inFlight(); }
 
   // Loads a .ks or .onnx program on the worker (a .kss.json needs the engine Session).
   void loadProgramFile(const QString& path);
@@ -43,9 +47,11 @@ class SessionController : public QObject, public SessionContext {
   bool saveSession(const QString& path);
   SessionOptions& compileOptions() { return options_; }
   void close();
-  // Drops the running job's result; the worker finishes what it cannot interrupt.
+  // Drops the results of every running job; the worker finishes what it cannot interrupt.
   void cancel();
+  // A load, compile or comparison is running (view queries do not count: they show no progress).
   bool isBusy() const { return busy_; }
+  bool isRunning(RequestKind kind) const { return jobs_[static_cast<std::size_t>(kind)].running; }
   QThread* workerThread() { return &worker_; }
 
  signals:
@@ -69,9 +75,12 @@ class SessionController : public QObject, public SessionContext {
     std::vector<ComparisonEntry> entries;    // compile: its own run; compare: one per selection
     bool comparisonOnly = false;             // a compare job: keep the snapshot, update the comparison
   };
-  void runJob(const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path);
-  void finishJob(quint64 generation, const Outcome& outcome, const QString& path);
-  void setBusy(bool busy, const QString& what);
+  // Runs `job` on the worker. It replaces a queued or running job of the same kind only (RenderDoc's
+  // rule): loading a program cancels a compile, but a comparison leaves it running.
+  void runJob(RequestKind kind, const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path);
+  void finishJob(RequestKind kind, quint64 generation, const Outcome& outcome, const QString& path);
+  void finishComparison(const Outcome& o);
+  void updateBusy(const QString& what);
   std::shared_ptr<const Program> programToCompile() const;
   // Starts a new comparison when `key` is another program's; then adds `entries`.
   void mergeComparison(uint64_t key, const std::string& name, const std::vector<ComparisonEntry>& entries);
@@ -81,9 +90,14 @@ class SessionController : public QObject, public SessionContext {
   std::vector<SessionView*> views_;
   std::unique_ptr<SessionSnapshot> snapshot_;
   Selection selection_;
-  quint64 generation_ = 0;
-  std::shared_ptr<std::atomic<bool>> cancelFlag_;
+  struct Job {
+    quint64 generation = 0;  // of the newest request of this kind
+    std::shared_ptr<std::atomic<bool>> cancel;
+    bool running = false;
+  };
+  std::array<Job, kNumRequestKinds> jobs_;
   bool busy_ = false;
+  QueryRunner queries_;
   SessionOptions options_;
   std::shared_ptr<const Program> loadedProgram_;  // before compile; null for a session file
   std::shared_ptr<const DeviceComparison> comparison_;

@@ -38,6 +38,7 @@ class RecordingContext : public SessionContext {
     ++selects;
   }
   void compileSource(const QString&, const QString&) override {}
+  QueryRunner& queries() override { return queries_; }
   void setSnapshot(SessionSnapshot s) { snap_ = std::move(s); }
   void setSelection(const Selection& s) { selection_ = s; }
   int selects = 0;
@@ -45,6 +46,7 @@ class RecordingContext : public SessionContext {
  private:
   SessionSnapshot snap_;
   Selection selection_;
+  QueryRunner queries_;
 };
 
 }  // namespace ks::testing

@@ -1,5 +1,6 @@
 // FusionView on a real compiled Session of samples/softmax.ks: stepping, drawn state, why-not-fused.
 #include <QLabel>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
 #include <QtTest>
@@ -18,7 +19,9 @@ class Ctx : public SessionContext {
   const Selection& selection() const override { return sel; }
   void select(const Selection& s, SessionView*) override { sel = s; }
   void compileSource(const QString&, const QString&) override {}
+  QueryRunner& queries() override { return runner; }
   Selection sel;
+  QueryRunner runner;
 };
 
 std::shared_ptr<Session> softmaxSession() {
@@ -102,7 +105,11 @@ class TestFusionView : public QObject {
     FusionView v(&ctx);
     v.showTrace(session_);
     const Separation expect = session_->trace().fusion.trace.explainSeparation(ClassId(1), ClassId(5), &session_->graph());
-    const Separation got = v.explain(1, 5);
+    QSignalSpy answered(&v, &FusionView::explained);
+    v.explain(1, 5);
+    QVERIFY(v.answer()->text().startsWith("Explaining"));  // the worker answers, not this thread
+    QVERIFY(answered.wait(10000));
+    const Separation got = answered.front().front().value<Separation>();
     QCOMPARE(got.sameKernel, expect.sameKernel);
     QCOMPARE(got.step, expect.step);
     QVERIFY(!got.sameKernel);

@@ -255,6 +255,30 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.devicesView()->comparisonModel()->rowCount(), 0);
   }
 
+  // Requests carry a kind: a comparison asked for while a compile runs leaves it running (both
+  // deliver), and a second compile replaces the first (one session arrives).
+  void requestsReplaceOnlyTheirKind() {
+    MainWindow w;
+    openSoftmaxUntuned(w);
+    QVERIFY(waitIdle(w));
+    QSignalSpy loaded(&w.controller(), &SessionController::loaded);
+    QSignalSpy compared(&w.controller(), &SessionController::comparisonChanged);
+    w.controller().compile();
+    w.controller().compareDevices({"host"}, 1);
+    QVERIFY(w.controller().isRunning(RequestKind::Program));
+    QVERIFY(w.controller().isRunning(RequestKind::Comparison));
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(compared.count(), 1);
+    QVERIFY(w.controller().snapshot()->session);
+    loaded.clear();
+    w.controller().compile();
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    QCOMPARE(loaded.count(), 1);
+  }
+
   void screenshot() {
     MainWindow w;
     w.resize(1200, 800);

@@ -1,0 +1,16 @@
+// The kinds of work a view or the controller asks the workers for. A new request replaces a
+// queued or running one of the same kind only: a device comparison does not cancel a compile.
+#pragma once
+#include <cstdint>
+
+namespace ks {
+
+enum class RequestKind : uint8_t {
+  Program,       // load or compile the program (the shown session)
+  Comparison,    // compile and run on other device selections
+  KernelSource,  // lowered IR and OpenCL C of a kernel under a schedule
+  Explanation,   // why two classes are in different kernels
+};
+inline constexpr int kNumRequestKinds = 4;
+
+}  // namespace ks
