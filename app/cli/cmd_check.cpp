@@ -13,18 +13,25 @@ int cmdCheck(int argc, char** argv) {
   OnnxCheckOptions opt;
   std::string devices;
   long minPass = -1;
+  std::string tune = "none";
   bool summary = false, verbose = false;
   // One selection (a plan may mix devices, e.g. opencl:0:0,openblas); "host" alone is the oracle.
   args.app().add_option("--devices", devices, "one device selection (default: the host oracle)")->check(deviceList());
   args.app().add_option("--min-pass", minPass, "exit 1 when fewer models pass")->check(atLeast(0));
   args.app().add_option("--timeout", opt.timeoutSeconds, "seconds per model before it counts as failed")
       ->check(finiteAtLeast(0, true));
+  args.app().add_option("--tune", tune, "autotune level of the compiling devices")
+      ->check(CLI::IsMember({"none", "quick", "full"}));
+  args.app().add_option("--cache", opt.cache, "tuning cache: PATH, or none (the default)");
+  args.app().add_option("--rtol", opt.rtol, "relative tolerance (default 1e-3)")->check(finiteAtLeast(0));
+  args.app().add_option("--atol", opt.atol, "absolute tolerance (default 1e-7)")->check(finiteAtLeast(0));
   args.app().add_flag("--summary", summary, "pass counts per op type");
   args.app().add_flag("--verbose", verbose, "a line for every model that passes too");
   args.positionals("DIR", "ONNX backend-test folders, or folders holding them");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().empty()) throw UsageError{"expects at least one DIR"};
   if (args.given("devices")) opt.devices = {devices};
+  opt.tune = tune == "full" ? TuneLevel::Full : tune == "quick" ? TuneLevel::Quick : TuneLevel::None;
   for (const auto& dev : opt.devices) onnxRunnerFor(dev);  // unknown devices fail before any work
   const auto dirs = findOnnxTestDirs(args.positional());
   std::vector<OnnxCaseResult> results;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/host_tensor.h"
+#include "engine/kernel/schedule.h"
 #include "engine/program/program.h"
 
 namespace ks {
@@ -18,13 +19,16 @@ namespace ks {
 using OnnxRunner = std::function<std::vector<HostTensor>(
     const Program&, const std::vector<std::pair<std::string, HostTensor>>& inputs, const std::vector<HostTensor>& leaves)>;
 // The runner of a device spec: "host" = the reference executor; anything else is a --devices
-// list compiled and run through a Session (no tuning, no cache). Throws Usage for unknown devices.
-OnnxRunner onnxRunnerFor(const std::string& device);
+// list compiled and run through a Session (tuned at `tune`, with the tuning cache `cache`: a path,
+// "" for the default file, "none" for none). Throws Usage for unknown devices.
+OnnxRunner onnxRunnerFor(const std::string& device, TuneLevel tune = TuneLevel::None, const std::string& cache = "none");
 
 struct OnnxCheckOptions {
   std::vector<std::string> devices = {"host"};
   double rtol = 1e-3, atol = 1e-7;
   double timeoutSeconds = 60.0;
+  TuneLevel tune = TuneLevel::None;  // devices other than host compile at this level
+  std::string cache = "none";        // their tuning cache
 };
 
 struct OnnxCaseResult {

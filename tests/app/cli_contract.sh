@@ -49,6 +49,12 @@ expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
 expect 2 "selftest --devices ,," -- "$cli" selftest --devices ,,
 expect 2 "check --timeout nan" -- "$cli" check --timeout nan "$tmp"
 expect 2 "check --min-pass -1" -- "$cli" check --min-pass -1 "$tmp"
+expect 2 "check --tune fast" -- "$cli" check --tune fast "$tmp"
+expect 2 "check --atol -1" -- "$cli" check --atol -1 "$tmp"
+expect 2 "check --rtol nan" -- "$cli" check --rtol nan "$tmp"
+expect 0 "check --atol --rtol" -- "$cli" check --atol 1e-6 --rtol 1e-4 --min-pass 1 "$src/tests/data/onnx/mlp"
+expect 0 "check --tune quick" -- "$cli" check --devices opencl:0:0 --tune quick --min-pass 1 "$src/tests/data/onnx/mlp"
+expect 1 "check --rtol 0 --atol 0" -- "$cli" check --atol 0 --rtol 0 --devices opencl:0:0 --min-pass 1 "$src/tests/data/onnx/mlp"
 expect 2 "export --view other" -- "$cli" export "$sm" --view other --format dot --out "$tmp/x"
 expect 2 "export without --out" -- "$cli" export "$sm" --view fusion --format dot
 expect 2 "export --step on the plan view" -- "$cli" export "$sm" --view plan --format dot --step 1 --devices host --out "$tmp/x"

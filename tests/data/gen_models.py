@@ -22,9 +22,13 @@ import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # Debian's torch ignores set_num_threads for BLAS
 
-import torch  # noqa: E402
-import torchvision  # noqa: E402
-from onnx import numpy_helper  # noqa: E402
+try:
+    import torch  # noqa: E402
+    import torchvision  # noqa: E402
+    from onnx import numpy_helper  # noqa: E402
+except ImportError as e:
+    sys.exit(f"gen_models.py: {e}: needs Debian's python3-torch, python3-torchvision and python3-onnx "
+             "(apt-get install python3-torch python3-torchvision python3-onnx), run with /usr/bin/python3")
 
 MODELS = {
     "resnet18": lambda: torchvision.models.resnet18(weights=None),
