@@ -102,6 +102,9 @@ void releaseKernel(void* k) {
 void releaseProgram(void* p) {
   if (p) clReleaseProgram(static_cast<cl_program>(p));
 }
+void releaseEvent(void* e) {
+  if (e) clReleaseEvent(static_cast<cl_event>(e));
+}
 }  // namespace
 
 DeviceLimits OpenCLDeviceInfo::limits() const {
@@ -115,6 +118,22 @@ DeviceLimits OpenCLDeviceInfo::limits() const {
 }
 
 void* OpenCLBuffer::handle() const { return mem_.get(); }
+
+uint64_t OpenCLEvent::ns() const {
+  if (!ev_) return 0;
+  cl_event ev = static_cast<cl_event>(ev_.get());
+  cl_ulong start = 0, end = 0;
+  if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr) != CL_SUCCESS) return 0;
+  if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) != CL_SUCCESS) return 0;
+  return end > start ? end - start : 0;
+}
+
+int OpenCLEvent::status() const {
+  if (!ev_) return 0;
+  cl_int st = CL_COMPLETE;
+  clGetEventInfo(static_cast<cl_event>(ev_.get()), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+  return st < 0 ? st : 0;
+}
 
 std::vector<OpenCLDeviceInfo> OpenCLDevice::enumerate() {
   std::vector<OpenCLDeviceInfo> out;
@@ -284,6 +303,79 @@ uint64_t OpenCLDevice::run(const OpenCLKernel& k, const std::vector<OpenCLBuffer
   for (std::size_t l = 0; l < k.launches.size(); ++l)
     ns += launch(k.launches[l].get(), args, k.lowered.launches[l].global, k.lowered.launches[l].local);
   return ns;
+}
+
+OpenCLEvent OpenCLDevice::enqueueWrite(const OpenCLBuffer& b, const void* data, std::size_t bytes) {
+  OpenCLEvent out;
+  if (bytes == 0) return out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  cl_event ev = nullptr;
+  check(clEnqueueWriteBuffer(static_cast<cl_command_queue>(queue_), static_cast<cl_mem>(b.handle()), CL_FALSE, 0,
+                             bytes, data, 0, nullptr, &ev),
+        ErrorCode::Device, info_.id + ": writing a buffer");
+  out.ev_ = std::shared_ptr<void>(ev, releaseEvent);
+  return out;
+}
+
+OpenCLEvent OpenCLDevice::enqueueRead(const OpenCLBuffer& b, void* data, std::size_t bytes, bool blocking) {
+  OpenCLEvent out;
+  if (bytes == 0) return out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  cl_event ev = nullptr;
+  check(clEnqueueReadBuffer(static_cast<cl_command_queue>(queue_), static_cast<cl_mem>(b.handle()),
+                            blocking ? CL_TRUE : CL_FALSE, 0, bytes, data, 0, nullptr, &ev),
+        ErrorCode::Device, info_.id + ": reading a buffer");
+  out.ev_ = std::shared_ptr<void>(ev, releaseEvent);
+  return out;
+}
+
+std::vector<OpenCLBuffer> OpenCLDevice::allocTemps(const OpenCLKernel& k) {
+  std::vector<OpenCLBuffer> temps;
+  for (const LTemp& t : k.lowered.temps) temps.push_back(alloc(static_cast<std::size_t>(t.numel) * dtypeSize(t.dtype)));
+  return temps;
+}
+
+std::vector<OpenCLEvent> OpenCLDevice::enqueue(const OpenCLKernel& k, const std::vector<OpenCLBuffer>& params,
+                                               const std::vector<OpenCLBuffer>& temps) {
+  if (params.size() != k.lowered.params.size() || temps.size() != k.lowered.temps.size())
+    throw Error(ErrorCode::Usage, "kernel " + k.lowered.name + " takes " + std::to_string(k.lowered.params.size()) +
+                                      " buffers and " + std::to_string(k.lowered.temps.size()) + " temporaries, got " +
+                                      std::to_string(params.size()) + " and " + std::to_string(temps.size()));
+  std::vector<OpenCLEvent> events;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t l = 0; l < k.launches.size(); ++l) {
+    const LoweredLaunch& spec = k.lowered.launches[l];
+    std::size_t g[3], lsz[3];
+    const bool hasLocal = spec.local[0] > 0;
+    bool empty = false;
+    for (int a = 0; a < 3; ++a) {
+      g[a] = static_cast<std::size_t>(spec.global[a]);
+      lsz[a] = hasLocal ? static_cast<std::size_t>(spec.local[a]) : 1;
+      empty = empty || g[a] == 0;
+    }
+    if (empty) continue;
+    cl_kernel ck = static_cast<cl_kernel>(k.launches[l].get());
+    cl_uint arg = 0;
+    for (const auto* list : {&params, &temps})
+      for (const OpenCLBuffer& b : *list) {
+        cl_mem m = static_cast<cl_mem>(b.handle());
+        check(clSetKernelArg(ck, arg, sizeof(cl_mem), &m), ErrorCode::Launch, info_.id + ": setting argument " + std::to_string(arg));
+        ++arg;
+      }
+    cl_event ev = nullptr;
+    check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue_), ck, 3, nullptr, g, hasLocal ? lsz : nullptr, 0,
+                                 nullptr, &ev),
+          ErrorCode::Launch, info_.id + ": clEnqueueNDRangeKernel");
+    OpenCLEvent e;
+    e.ev_ = std::shared_ptr<void>(ev, releaseEvent);
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+void OpenCLDevice::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  check(clFinish(static_cast<cl_command_queue>(queue_)), ErrorCode::Launch, info_.id + ": waiting for the queue");
 }
 
 uint64_t OpenCLDevice::runOnHost(const OpenCLKernel& k, std::vector<HostTensor>& buffers) {

@@ -39,6 +39,21 @@ class OpenCLBuffer {
   std::size_t bytes_ = 0;
 };
 
+// A queued command's profiling event; released when the last handle goes.
+class OpenCLEvent {
+ public:
+  OpenCLEvent() = default;
+  explicit operator bool() const { return static_cast<bool>(ev_); }
+  // Device time from start to end in ns; call after the command finished (0 if it never ran).
+  uint64_t ns() const;
+  // Negative when the command failed (an OpenCL error code), 0 when it completed.
+  int status() const;
+
+ private:
+  friend class OpenCLDevice;
+  std::shared_ptr<void> ev_;
+};
+
 // A LoweredKernel built for a device: one cl_kernel per launch.
 struct OpenCLKernel {
   LoweredKernel lowered;
@@ -77,6 +92,19 @@ class OpenCLDevice {
   // One raw launch; returns its device time in ns. local may be null (driver chooses).
   uint64_t launch(void* clKernel, const std::vector<const OpenCLBuffer*>& args, const int64_t global[3],
                   const int64_t local[3]);
+
+  // Queued, non-blocking versions for an executor that waits once at the end (the in-order queue
+  // keeps their order). The host memory of a write must stay untouched until it completes.
+  OpenCLEvent enqueueWrite(const OpenCLBuffer& b, const void* data, std::size_t bytes);
+  // A blocking read returns with `data` filled (and waits for everything queued before it).
+  OpenCLEvent enqueueRead(const OpenCLBuffer& b, void* data, std::size_t bytes, bool blocking);
+  // The temporaries `k` needs, allocated once by a caller that launches it many times.
+  std::vector<OpenCLBuffer> allocTemps(const OpenCLKernel& k);
+  // Queues every launch of `k`; one event per launch that has work.
+  std::vector<OpenCLEvent> enqueue(const OpenCLKernel& k, const std::vector<OpenCLBuffer>& params,
+                                   const std::vector<OpenCLBuffer>& temps);
+  // Waits for everything queued; throws ks::Error (Launch) when the queue reports a failure.
+  void finish();
 
   // Convenience for tests and the CLI: copies host tensors in, runs, copies ReadWrite params back.
   uint64_t runOnHost(const OpenCLKernel& k, std::vector<HostTensor>& buffers);

@@ -2,6 +2,7 @@
 #include "engine/plan/exec_plan.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -19,6 +20,13 @@ std::string ExecPlan::describe() const {
     os << ")\n";
   }
   return os.str();
+}
+
+bool uploadsResidentLeaf(const Graph& g, const ExecPlan& plan, const PlanStep& step) {
+  if (step.kind != PlanStep::Kind::Copy || step.inputs.empty()) return false;
+  const PlanBuffer& src = plan.buffers.at(step.inputs[0]);
+  if (!src.leaf || src.pool != 0) return false;
+  return g.leaf(g.structural(src.cls).ref).kind != LeafKind::Input;
 }
 
 ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Extraction& ex,
@@ -104,12 +112,17 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     if (!plan.buffers[i].leaf) orderByStart.push_back(i);
   std::sort(orderByStart.begin(), orderByStart.end(),
             [&](std::size_t a, std::size_t b) { return plan.buffers[a].firstStep < plan.buffers[b].firstStep; });
+  // A parameter or constant uploaded to a device stays there between runs (a prepared plan keeps
+  // it resident): its allocation is its own for the whole plan.
+  std::vector<bool> resident(plan.buffers.size(), false);
+  for (const PlanStep& s : plan.steps)
+    if (uploadsResidentLeaf(g, plan, s)) resident[s.outputs[0]] = true;
   std::vector<int> allocFreeAfter;  // last step of the current tenant
   for (std::size_t bi : orderByStart) {
     PlanBuffer& b = plan.buffers[bi];
     plan.bytesWithoutReuse += b.bytes;
     int best = -1;
-    for (std::size_t s = 0; s < plan.allocations.size(); ++s) {
+    for (std::size_t s = 0; s < plan.allocations.size() && !resident[bi]; ++s) {
       if (plan.allocations[s].pool != b.pool || allocFreeAfter[s] >= b.firstStep || plan.allocations[s].bytes < b.bytes) continue;
       if (best < 0 || plan.allocations[s].bytes < plan.allocations[best].bytes) best = static_cast<int>(s);
     }
@@ -119,7 +132,7 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
       best = static_cast<int>(plan.allocations.size() - 1);
     }
     b.allocation = static_cast<uint32_t>(best);
-    allocFreeAfter[best] = b.lastStep;
+    allocFreeAfter[best] = resident[bi] ? std::numeric_limits<int>::max() : b.lastStep;
   }
   uint32_t maxPool = 0;
   for (uint32_t p : devices.poolOf) maxPool = std::max(maxPool, p);

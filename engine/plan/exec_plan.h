@@ -50,6 +50,10 @@ struct ExecPlan {
   std::string describe() const;    // one line per step
 };
 
+// Whether a copy step uploads a parameter or constant from host memory: a prepared plan keeps
+// its destination resident, so that buffer is never shared with another value.
+bool uploadsResidentLeaf(const Graph& g, const ExecPlan& plan, const PlanStep& step);
+
 // Buffer id of a leaf (bound host tensor) or a produced value per (class, pool).
 ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Extraction& ex,
                    const std::vector<KernelEntry>& kernels, const ExtractionDevices& devices,

@@ -15,6 +15,7 @@ struct StepTiming {
   std::string kind;  // "launch", "copy", "gemm"
   double ns = 0;
   double gflops = 0, gbps = 0;
+  bool resident = false;  // an upload of a parameter already on the device: nothing moved
 };
 
 struct OutputValue {
@@ -29,7 +30,12 @@ struct OutputValue {
 struct RunRecord {
   std::vector<std::string> devices;
   std::vector<StepTiming> steps;
+  // Time, as a caller waits for it: wall clock from binding the inputs to having the outputs in
+  // host memory. Beside it, the device times (profiling events; wall for host GEMMs) of kernels
+  // and of copies, outputs read back included. A cold run is a prepared plan's first.
   double totalNs = 0;
+  double kernelNs = 0, copyNs = 0;
+  bool cold = false;
   int64_t peakBytes = 0;
   std::vector<OutputValue> outputs;
   bool verified = false;

@@ -58,6 +58,13 @@ std::vector<HostTensor> bindLeaves(const Program& p, const std::vector<std::pair
     if (l.kind == LeafKind::Constant) leaves[i] = *l.data;
   }
   for (std::size_t i = 0; i < p.params.size(); ++i) leaves[p.params[i].leaf] = p.paramValue(i);
+  bindInputs(p, given, seed, leaves);
+  return leaves;
+}
+
+void bindInputs(const Program& p, const std::vector<std::pair<std::string, HostTensor>>& given, uint64_t seed,
+                std::vector<HostTensor>& leaves) {
+  leaves.resize(p.graph.leaves().size());
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const ProgramInput& in = p.inputs[k];
     const LeafInfo& l = p.graph.leaf(in.leaf);
@@ -84,7 +91,6 @@ std::vector<HostTensor> bindLeaves(const Program& p, const std::vector<std::pair
     for (auto& in : p.inputs) known = known || in.name == name;
     if (!known) throw Error(ErrorCode::Usage, "the program has no input named '" + name + "'");
   }
-  return leaves;
 }
 
 }  // namespace ks

@@ -58,5 +58,8 @@ struct Program {
 // initializers; constants from their data. Result is indexed by leaf index.
 std::vector<HostTensor> bindLeaves(const Program& p, const std::vector<std::pair<std::string, HostTensor>>& given,
                                    uint64_t seed);
+// The input part of bindLeaves: sets only the inputs' entries of `leaves` (sized to every leaf).
+void bindInputs(const Program& p, const std::vector<std::pair<std::string, HostTensor>>& given, uint64_t seed,
+                std::vector<HostTensor>& leaves);
 
 }  // namespace ks

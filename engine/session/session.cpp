@@ -11,7 +11,7 @@
 #include "engine/devices/device_runtime.h"
 #include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
-#include "engine/plan/executor.h"
+#include "engine/plan/prepared_plan.h"
 #include "engine/plan/memory_ops.h"
 #include "engine/tune/autotuner.h"
 #include "engine/tune/tuning_cache.h"
@@ -115,6 +115,7 @@ Session::Session(Program program, SessionOptions options) : program_(std::move(p
   reached_ = true;
 }
 
+Session::Session() = default;
 Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
@@ -236,6 +237,7 @@ void Session::plan() {
   for (auto& n : names)
     for (char ch : n) key = (key ^ static_cast<uint64_t>(ch)) * 1099511628211ull;
   trace_.plan.key = key;
+  prepared_.reset();
 }
 
 // ---------------------------------------------------------------- run
@@ -244,7 +246,7 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
   if (!live())
     throw Error(ErrorCode::Usage, "this session was loaded from a file: it has no devices to run on");
   runTo(Stage::Planned, progress);
-  const std::vector<HostTensor> leaves = bindLeaves(program_, inputs, options_.seed);
+  std::vector<HostTensor> leaves = boundLeaves(inputs);
   const auto outputs = program_.outputClasses();
   RunRecord rec;
   for (auto& d : devices_) rec.devices.push_back(d.name);
@@ -252,6 +254,9 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
   std::vector<HostTensor> reference;
   if (verify) {
     progress.report(1.0, "verifying against host");
+    // Parameters and constants of a prepared plan are its own (boundLeaves left them out).
+    for (std::size_t i = 0; prepared_ && i < leaves.size(); ++i)
+      if (program_.graph.leaf(static_cast<uint32_t>(i)).kind != LeafKind::Input) leaves[i] = prepared_->leaf(static_cast<uint32_t>(i));
     reference = HostExecutor::run(program_.graph, outputs, leaves);
     rec.verified = true;
   }
@@ -269,22 +274,64 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
   return runs_.back();
 }
 
+std::vector<HostTensor> Session::boundLeaves(const std::vector<std::pair<std::string, HostTensor>>& inputs) const {
+  if (!prepared_) {
+    std::vector<HostTensor> leaves = bindLeaves(program_, inputs, options_.seed);
+    for (auto& [i, value] : paramValues_) leaves[program_.params[i].leaf] = value;
+    return leaves;
+  }
+  // Parameters and constants live in the prepared plan; only the inputs are new.
+  std::vector<HostTensor> leaves(program_.graph.leaves().size());
+  bindInputs(program_, inputs, options_.seed, leaves);
+  return leaves;
+}
+
 std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec) {
   if (hostOnly(devices_)) {
     const auto t0 = Clock::now();
     std::vector<HostTensor> values = HostExecutor::run(program_.graph, program_.outputClasses(), leaves);
     StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
     t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-    rec.totalNs = t.ns;
+    rec.totalNs = rec.kernelNs = t.ns;
+    rec.cold = runs_.empty();
     rec.steps.push_back(t);
     return values;
   }
-  ExecutionInput in{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_, leaves};
-  // One untimed pass first: first-touch allocations, library thread pools and driver caches
-  // would otherwise be charged to whichever step meets them first.
-  RunRecord warmup;
-  executePlan(in, *runtime_, progress, warmup);
-  return executePlan(in, *runtime_, progress, rec);
+  if (!prepared_) {
+    const PlanSource source{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_};
+    prepared_ = std::make_unique<PreparedPlan>(source, *runtime_, leaves);
+  } else {
+    for (const ProgramInput& in : program_.inputs) prepared_->setLeaf(in.leaf, leaves[in.leaf]);
+  }
+  return prepared_->run(progress, rec);
+}
+
+std::size_t Session::paramIndex(const std::string& name) const {
+  for (std::size_t i = 0; i < program_.params.size(); ++i)
+    if (program_.params[i].name == name) return i;
+  throw Error(ErrorCode::Usage, "the program has no parameter named '" + name + "'");
+}
+
+void Session::setParam(const std::string& name, HostTensor value) {
+  const std::size_t i = paramIndex(name);
+  const LeafInfo& l = program_.graph.leaf(program_.params[i].leaf);
+  if (value.shape() != l.shape)
+    throw Error(ErrorCode::Shape, "parameter '" + name + "' has shape " + shapeStr(l.shape) + ", got " + shapeStr(value.shape()));
+  value = value.castTo(l.dtype);
+  if (prepared_) prepared_->setLeaf(program_.params[i].leaf, value);
+  for (auto& [k, v] : paramValues_)
+    if (k == i) {
+      v = std::move(value);
+      return;
+    }
+  paramValues_.push_back({i, std::move(value)});
+}
+
+HostTensor Session::param(const std::string& name) const {
+  const std::size_t i = paramIndex(name);
+  for (auto& [k, v] : paramValues_)
+    if (k == i) return v;
+  return program_.paramValue(i);
 }
 
 std::string Session::kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered) const {

@@ -16,6 +16,7 @@
 namespace ks {
 
 class DeviceRuntime;  // live OpenCL/OpenBLAS state; absent in a loaded session
+class PreparedPlan;   // the plan with its buffers and resident parameters, between runs
 class TuningCache;    // opened with the devices; absent in a loaded session
 
 struct SessionOptions {
@@ -47,9 +48,16 @@ class Session {
   // Runs the stages up to and including `s` that have not run yet. Throws ks::Error; a
   // cancelled stage throws Error(Cancelled) and leaves the session at the previous stage.
   void runTo(Stage s, const Progress& progress = {});
-  // Compiles if needed, executes the plan, optionally checks every output against `host`.
+  // Compiles if needed, executes the plan, optionally checks every output against `host`. The
+  // first run prepares the plan (allocations, parameter uploads: a cold run); later runs reuse it
+  // and upload only the inputs.
   const RunRecord& run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
                        const Progress& progress = {});
+  // Replaces a parameter's values (same dtype and shape) for the following runs; a prepared plan
+  // uploads it once more and keeps it resident again. Throws ks::Error naming an unknown parameter.
+  void setParam(const std::string& name, HostTensor value);
+  // The current value of a parameter (its initializer's until setParam).
+  HostTensor param(const std::string& name) const;
 
   // Lowered IR and OpenCL C of a kernel under a schedule (needs no device).
   std::string kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered = nullptr) const;
@@ -60,7 +68,7 @@ class Session {
   static Session fromJson(const std::string& text, const std::string& file = "");
 
  private:
-  Session() = default;
+  Session();
   void match();
   void kernelize();
   void addKernels(const std::vector<FusedKernel>& kernels, int pass);
@@ -70,6 +78,8 @@ class Session {
   void plan();
   void snapshot(Stage s);
   std::vector<HostTensor> execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec);
+  std::vector<HostTensor> boundLeaves(const std::vector<std::pair<std::string, HostTensor>>& inputs) const;
+  std::size_t paramIndex(const std::string& name) const;
 
   Program program_;
   SessionOptions options_;
@@ -83,6 +93,8 @@ class Session {
   std::unique_ptr<DeviceRuntime> runtime_;
   std::unique_ptr<TuningCache> cache_;
   std::unique_ptr<Graph> preAotGraph_;  // the graph before AOT kernels joined it (kernelize pass 0)
+  std::unique_ptr<PreparedPlan> prepared_;  // trace_.plan made ready; reset when the plan changes
+  std::vector<std::pair<std::size_t, HostTensor>> paramValues_;  // setParam's values by param index
 };
 
 }  // namespace ks

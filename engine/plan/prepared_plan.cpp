@@ -1,0 +1,342 @@
+// Preparing a plan once (allocations, argument lists, temporaries) and running it many times.
+#include "engine/plan/prepared_plan.h"
+
+#include <chrono>
+#include <cstring>
+#include <set>
+
+#include "engine/core/error.h"
+#include "engine/devices/openblas_gemm.h"
+
+namespace ks {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double sinceNs(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
+
+// Memory of one plan allocation: host bytes (pool 0) or a device buffer.
+struct Memory {
+  std::vector<std::byte> host;
+  OpenCLBuffer device;
+};
+
+// One plan step with everything it needs resolved at preparation.
+struct Step {
+  enum class Op : uint8_t { Upload, Download, DeviceToDevice, Gemm, Launch, Empty } op = Op::Empty;
+  std::string label, device;
+  uint32_t src = 0, dst = 0;  // copies: buffers
+  std::size_t bytes = 0;
+  std::shared_ptr<OpenCLDevice> from, to;  // copies: the devices at each end (null for host memory)
+  std::vector<std::byte> staging;          // DeviceToDevice: host memory the value passes through
+  int residentLeaf = -1;                   // Upload of a parameter/constant: its leaf index
+  bool uploaded = false;                   // the resident copy on the device is current
+  GemmSpec gemm;
+  std::vector<uint32_t> gemmBuffers;       // a, b, c
+  std::shared_ptr<OpenCLDevice> dev;       // Launch
+  OpenCLKernel kernel;
+  std::vector<OpenCLBuffer> args, temps;
+  double flops = 0;
+  int64_t kernelBytes = 0;
+};
+
+struct Output {
+  DType dtype = DType::F32;
+  Shape shape;
+  uint32_t buffer = 0;
+};
+}  // namespace
+
+struct PreparedPlan::Impl {
+  DeviceRuntime& rt;
+  std::vector<PlanBuffer> buffers;
+  std::vector<uint32_t> leafOf;  // buffer -> leaf index (leaf buffers only)
+  std::vector<Memory> mem;
+  std::vector<Step> steps;
+  std::vector<Output> outputs;
+  std::vector<std::shared_ptr<OpenCLDevice>> queues;  // every device the plan enqueues on
+  int64_t residentBytes = 0;
+  int64_t peakBytes = 0;  // the plan's, over every pool
+
+  explicit Impl(DeviceRuntime& r) : rt(r) {}
+  std::shared_ptr<OpenCLDevice> poolDevice(uint32_t pool) const {
+    return pool == 0 ? nullptr : rt.opencl(rt.deviceOfPool(pool));
+  }
+  void allocate(const ExecPlan& plan);
+  Step prepareCopy(const PlanSource& src, const PlanStep& s);
+  Step prepareLaunch(const PlanSource& src, const PlanStep& s);
+  std::byte* hostPtr(std::vector<HostTensor>& leaves, uint32_t b) {
+    const PlanBuffer& pb = buffers[b];
+    if (pb.leaf) return leaves.at(leafOf[b]).bytes();
+    return mem[pb.allocation].host.data();
+  }
+  const OpenCLBuffer& deviceBuf(uint32_t b) const {
+    const PlanBuffer& pb = buffers[b];
+    if (pb.leaf || pb.pool == 0) throw Error(ErrorCode::Internal, "plan: a device step uses host memory directly");
+    return mem[pb.allocation].device;
+  }
+  void finishAll() {
+    for (auto& q : queues) q->finish();
+  }
+  void drainQuietly() noexcept {
+    for (auto& q : queues) try {
+        q->finish();
+      } catch (...) {  // the error that interrupted the run is the one to report
+      }
+  }
+};
+
+void PreparedPlan::Impl::allocate(const ExecPlan& plan) {
+  mem.resize(plan.allocations.size());
+  for (std::size_t a = 0; a < plan.allocations.size(); ++a) {
+    const PlanAllocation& al = plan.allocations[a];
+    if (al.pool == 0) {
+      try {
+        mem[a].host.resize(static_cast<std::size_t>(al.bytes));
+      } catch (const std::bad_alloc&) {
+        throw Error(ErrorCode::Allocation, "cannot allocate " + std::to_string(al.bytes) + " bytes of host memory");
+      }
+    } else {
+      mem[a].device = poolDevice(al.pool)->alloc(static_cast<std::size_t>(std::max<int64_t>(al.bytes, 4)));
+    }
+  }
+}
+
+Step PreparedPlan::Impl::prepareCopy(const PlanSource& src, const PlanStep& s) {
+  Step st;
+  const PlanBuffer& from = buffers[s.inputs[0]];
+  const PlanBuffer& to = buffers[s.outputs[0]];
+  st.src = s.inputs[0];
+  st.dst = s.outputs[0];
+  st.bytes = static_cast<std::size_t>(from.bytes);
+  st.from = poolDevice(from.pool);
+  st.to = poolDevice(to.pool);
+  if (from.pool == 0 && to.pool != 0) {
+    st.op = Step::Op::Upload;
+    if (uploadsResidentLeaf(src.graph, src.plan, s)) {
+      st.residentLeaf = static_cast<int>(leafOf[st.src]);
+      residentBytes += from.bytes;
+    }
+  } else if (from.pool != 0 && to.pool == 0) {
+    st.op = Step::Op::Download;
+  } else {
+    st.op = Step::Op::DeviceToDevice;
+    st.staging.resize(st.bytes);
+  }
+  return st;
+}
+
+Step PreparedPlan::Impl::prepareLaunch(const PlanSource& src, const PlanStep& s) {
+  Step st;
+  const KernelEntry& e = src.entries.at(s.kernel);
+  st.flops = e.flops;
+  st.kernelBytes = e.bytes;
+  if (e.kind == KernelEntry::Kind::Gemm) {
+    st.op = Step::Op::Gemm;
+    st.gemm = e.gemm;
+    st.gemmBuffers = {s.inputs.at(0), s.inputs.at(1), s.outputs.at(0)};
+    return st;
+  }
+  bool empty = true;
+  for (uint32_t o : s.outputs) empty = empty && buffers[o].bytes == 0;
+  if (empty) return st;  // zero-element values: nothing to launch
+  auto it = rt.compiled.find({e.fused, e.device});
+  if (it == rt.compiled.end())
+    throw Error(ErrorCode::Internal, "kernel k" + std::to_string(e.fused) + " was not built for " + st.device);
+  st.op = Step::Op::Launch;
+  st.dev = rt.opencl(e.device);
+  st.kernel = it->second;
+  st.temps = st.dev->allocTemps(st.kernel);
+  // Arguments in param order: Read params take the loads in order, ReadWrite params the stores
+  // of the Store ops that write them.
+  const Kernel& k = src.kernels.at(e.fused).fused.kernel;
+  std::size_t readIndex = 0;
+  const std::vector<int32_t> stores = k.storeOps();
+  for (int32_t p : k.params()) {
+    if (k.at(p).paramKind() == ParamKind::Read) {
+      st.args.push_back(deviceBuf(s.inputs.at(readIndex++)));
+      continue;
+    }
+    std::size_t si = 0;
+    while (si < stores.size() && k.at(stores[si]).src[0] != p) ++si;
+    if (si == stores.size()) throw Error(ErrorCode::Internal, "kernel param without a store");
+    st.args.push_back(deviceBuf(s.outputs.at(si)));
+  }
+  return st;
+}
+
+PreparedPlan::PreparedPlan(const PlanSource& source, DeviceRuntime& runtime, std::vector<HostTensor> leaves)
+    : impl_(std::make_unique<Impl>(runtime)), leaves_(std::move(leaves)) {
+  Impl& m = *impl_;
+  const ExecPlan& plan = source.plan;
+  m.buffers = plan.buffers;
+  m.leafOf.assign(m.buffers.size(), 0);
+  for (std::size_t b = 0; b < m.buffers.size(); ++b) {
+    if (!m.buffers[b].leaf) continue;
+    if (m.buffers[b].pool != 0) throw Error(ErrorCode::Internal, "plan: a bound leaf outside host memory");
+    m.leafOf[b] = source.graph.structural(m.buffers[b].cls).ref;
+    if (m.leafOf[b] >= leaves_.size()) throw Error(ErrorCode::Internal, "plan: a leaf without a bound value");
+  }
+  m.allocate(plan);
+  for (int64_t p : plan.peakBytes) m.peakBytes += p;
+  std::set<OpenCLDevice*> seen;
+  for (const PlanStep& s : plan.steps) {
+    Step st = s.kind == PlanStep::Kind::Copy ? m.prepareCopy(source, s) : m.prepareLaunch(source, s);
+    st.label = s.label;
+    st.device = source.devices.at(s.device).name;
+    for (const auto& d : {st.from, st.to, st.dev})
+      if (d && seen.insert(d.get()).second) m.queues.push_back(d);
+    m.steps.push_back(std::move(st));
+  }
+  for (auto& [cls, b] : plan.outputs) {
+    m.outputs.push_back({source.graph.dtype(cls), source.graph.shape(cls), b});
+    if (auto d = m.poolDevice(m.buffers[b].pool); d && seen.insert(d.get()).second) m.queues.push_back(d);
+  }
+}
+
+PreparedPlan::~PreparedPlan() {
+  if (impl_) impl_->drainQuietly();
+}
+
+void PreparedPlan::setLeaf(uint32_t leaf, HostTensor value) {
+  HostTensor& cur = leaves_.at(leaf);
+  if (value.dtype() != cur.dtype() || value.shape() != cur.shape())
+    throw Error(ErrorCode::Shape, "leaf " + std::to_string(leaf) + " is " + std::string(dtypeName(cur.dtype())) +
+                                      shapeStr(cur.shape()) + ", got " + std::string(dtypeName(value.dtype())) +
+                                      shapeStr(value.shape()));
+  cur = std::move(value);
+  for (Step& s : impl_->steps)
+    if (s.residentLeaf == static_cast<int>(leaf)) s.uploaded = false;
+}
+
+int64_t PreparedPlan::residentBytes() const { return impl_->residentBytes; }
+
+// The events and host times of one run, per step.
+struct PreparedPlan::RunState {
+  std::vector<std::vector<OpenCLEvent>> events;
+  std::vector<double> hostNs;
+  std::vector<bool> skipped;  // resident uploads that moved nothing
+  std::vector<OpenCLEvent> outputEvents;
+  // A queued upload reads its host memory until it completes: before host memory that an
+  // allocation shares is written again (a GEMM, a download), everything queued must finish.
+  bool hostReadsPending = false;
+};
+
+void PreparedPlan::enqueueStep(std::size_t i, RunState& st) {
+  Impl& m = *impl_;
+  Step& s = m.steps[i];
+  auto beforeHostWrite = [&] {
+    if (st.hostReadsPending) m.finishAll();
+    st.hostReadsPending = false;
+  };
+  switch (s.op) {
+    case Step::Op::Upload:
+      if (s.residentLeaf >= 0 && s.uploaded) {
+        st.skipped[i] = true;
+        break;
+      }
+      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(s.dst), m.hostPtr(leaves_, s.src), s.bytes));
+      st.hostReadsPending = st.hostReadsPending || !m.buffers[s.src].leaf;
+      s.uploaded = true;
+      break;
+    case Step::Op::Download:
+      beforeHostWrite();
+      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(s.src), m.hostPtr(leaves_, s.dst), s.bytes, true));
+      break;
+    case Step::Op::DeviceToDevice:
+      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(s.src), s.staging.data(), s.bytes, true));
+      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(s.dst), s.staging.data(), s.bytes));
+      break;
+    case Step::Op::Gemm: {
+      beforeHostWrite();
+      const auto g0 = Clock::now();
+      runGemm(s.gemm, reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[0])),
+              reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[1])),
+              reinterpret_cast<float*>(m.hostPtr(leaves_, s.gemmBuffers[2])));
+      st.hostNs[i] = sinceNs(g0);
+      break;
+    }
+    case Step::Op::Launch: st.events[i] = s.dev->enqueue(s.kernel, s.args, s.temps); break;
+    case Step::Op::Empty: break;
+  }
+}
+
+std::vector<HostTensor> PreparedPlan::readOutputs(RunState& st) {
+  Impl& m = *impl_;
+  std::vector<HostTensor> outs;
+  for (const Output& o : m.outputs) {
+    HostTensor h(o.dtype, o.shape);
+    const PlanBuffer& pb = m.buffers[o.buffer];
+    if (pb.leaf || pb.pool == 0)
+      std::memcpy(h.bytes(), m.hostPtr(leaves_, o.buffer), h.byteSize());
+    else
+      st.outputEvents.push_back(m.poolDevice(pb.pool)->enqueueRead(m.deviceBuf(o.buffer), h.bytes(), h.byteSize(), false));
+    outs.push_back(std::move(h));
+  }
+  return outs;
+}
+
+void PreparedPlan::record(const RunState& st, RunRecord& record) const {
+  const Impl& m = *impl_;
+  record.peakBytes = m.peakBytes;
+  record.kernelNs = record.copyNs = 0;
+  for (std::size_t i = 0; i < m.steps.size(); ++i) {
+    const Step& s = m.steps[i];
+    StepTiming t;
+    t.label = s.label;
+    t.device = s.device;
+    const bool copy = s.op == Step::Op::Upload || s.op == Step::Op::Download || s.op == Step::Op::DeviceToDevice;
+    t.kind = copy ? "copy" : s.op == Step::Op::Gemm ? "gemm" : "launch";
+    t.resident = st.skipped[i];
+    t.ns = st.hostNs[i];
+    for (const OpenCLEvent& e : st.events[i]) t.ns += static_cast<double>(e.ns());
+    if (copy) {
+      t.gbps = t.resident ? 0 : static_cast<double>(s.bytes) / std::max(t.ns, 1.0);
+      record.copyNs += t.ns;
+    } else {
+      t.gflops = s.flops / std::max(t.ns, 1.0);
+      t.gbps = static_cast<double>(s.kernelBytes) / std::max(t.ns, 1.0);
+      record.kernelNs += t.ns;
+    }
+    record.steps.push_back(std::move(t));
+  }
+  for (const OpenCLEvent& e : st.outputEvents) record.copyNs += static_cast<double>(e.ns());
+}
+
+std::vector<HostTensor> PreparedPlan::run(const Progress& progress, RunRecord& record) {
+  Impl& m = *impl_;
+  RunState st;
+  st.events.resize(m.steps.size());
+  st.hostNs.assign(m.steps.size(), 0.0);
+  st.skipped.assign(m.steps.size(), false);
+  const auto t0 = Clock::now();
+  std::vector<HostTensor> outs;
+  auto forgetResident = [&] {  // what was resident may be half-written: upload it again next time
+    for (Step& s : m.steps) s.uploaded = false;
+  };
+  try {
+    for (std::size_t i = 0; i < m.steps.size(); ++i) {
+      progress.check("execution");
+      enqueueStep(i, st);
+    }
+    outs = readOutputs(st);
+    m.finishAll();
+  } catch (...) {
+    m.drainQuietly();
+    forgetResident();
+    throw;
+  }
+  record.totalNs = sinceNs(t0);
+  record.cold = runs_ == 0;
+  for (std::size_t i = 0; i < m.steps.size(); ++i)
+    for (const OpenCLEvent& e : st.events[i])
+      if (e.status() < 0) {
+        forgetResident();
+        throw Error(ErrorCode::Launch, m.steps[i].label + " failed on the device (OpenCL error " + std::to_string(e.status()) + ")");
+      }
+  this->record(st, record);
+  ++runs_;
+  return outs;
+}
+
+}  // namespace ks
