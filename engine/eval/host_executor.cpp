@@ -589,10 +589,13 @@ class Run {
   Run(const Graph& g, const std::vector<HostTensor>& leaves, std::vector<ClassId>* evaluated)
       : g_(g), leaves_(leaves), evaluated_(evaluated) {}
 
-  std::vector<HostTensor> operator()(const std::vector<ClassId>& outputs) {
-    for (ClassId o : outputs)
+  std::vector<HostTensor> operator()(const std::vector<ClassId>& requested) {
+    std::vector<ClassId> outputs;  // canonical: a requested class may have been merged
+    for (ClassId o : requested) {
       if (!o.valid() || o.v >= g_.classCount())
         throw Error(ErrorCode::Usage, "output class %" + std::to_string(o.v) + " is not in the graph", {}, "host");
+      outputs.push_back(g_.find(o));
+    }
     const std::vector<ClassId> order = g_.topoOrder(outputs);
     // Remaining uses per class, so buffers are released when their last consumer ran.
     for (ClassId c : order)

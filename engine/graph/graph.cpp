@@ -176,10 +176,12 @@ ClassId Graph::newClass(Node n, Shape shape, DType dtype) {
   hashcons_.emplace(n, nid);
   nodes_.push_back({std::move(n), cid});
   classes_.push_back({{nid}, std::move(shape), dtype});
+  parent_.push_back(cid);
   return cid;
 }
 
 ClassId Graph::add(Node n) {
+  canonicalize(n);
   if (auto it = hashcons_.find(n); it != hashcons_.end()) return nodes_[it->second.v].cls;
   Shape shape;
   DType dtype;
@@ -207,6 +209,8 @@ ClassId Graph::addConst(Scalar v) {
 }
 
 NodeId Graph::addAlternative(ClassId c, Node n) {
+  canonicalize(n);
+  c = find(c);
   if (auto it = hashcons_.find(n); it != hashcons_.end()) return it->second;
   const NodeId nid(static_cast<uint32_t>(nodes_.size()));
   hashcons_.emplace(n, nid);
@@ -216,7 +220,7 @@ NodeId Graph::addAlternative(ClassId c, Node n) {
 }
 
 void Graph::attachNode(ClassId c, NodeId n) {
-  auto& nodes = classes_.at(c.v).nodes;
+  auto& nodes = classes_.at(find(c).v).nodes;
   if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
 }
 
@@ -226,6 +230,7 @@ ClassId Graph::addToDevice(ClassId x, uint32_t device, double timeNs) {
   n.in = {x};
   n.device = device;
   n.timeNs = timeNs;
+  canonicalize(n);
   if (auto it = hashcons_.find(n); it != hashcons_.end()) return nodes_[it->second.v].cls;
   return newClass(std::move(n), shape(x), dtype(x));
 }
@@ -234,7 +239,7 @@ std::vector<ClassId> Graph::topoOrder(const std::vector<ClassId>& outputs, bool 
                                       const std::unordered_set<ClassId>* stopAt,
                                       const std::unordered_set<ClassId>* allowed) const {
   std::vector<ClassId> order;
-  std::vector<uint8_t> state(classes_.size(), 0);  // 0 new, 1 on stack, 2 done
+  std::vector<uint8_t> state(classes_.size(), 0);  // by canonical id: 0 new, 1 on stack, 2 done
   // Iterative DFS: graphs of transformer stacks are deep enough to overflow a recursive one.
   struct Frame {
     ClassId c;
@@ -247,11 +252,15 @@ std::vector<ClassId> Graph::topoOrder(const std::vector<ClassId>& outputs, bool 
     const auto& nodes = eclass(c).nodes;
     const std::size_t count = followAlternatives ? nodes.size() : 1;
     for (std::size_t i = 0; i < count; ++i)
-      for (ClassId d : node(nodes[i]).in)
-        if ((!allowed || allowed->count(d)) && std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
+      for (ClassId d0 : node(nodes[i]).in) {
+        const ClassId d = find(d0);
+        if ((!allowed || allowed->count(d) || allowed->count(d0)) && std::find(deps.begin(), deps.end(), d) == deps.end())
+          deps.push_back(d);
+      }
     return deps;
   };
-  for (ClassId out : outputs) {
+  for (ClassId out0 : outputs) {
+    const ClassId out = find(out0);
     if (state[out.v]) continue;
     std::vector<Frame> stack;
     stack.push_back({out, depsOf(out)});
@@ -288,13 +297,15 @@ uint64_t Graph::cacheKey(const std::vector<ClassId>& outputs) const {
       if (l.kind == LeafKind::Constant && l.data) mix(l.data->contentHash());
     }
   }
-  for (const EClass& c : classes_) {
+  for (std::size_t i = 0; i < classes_.size(); ++i) {
+    const EClass& c = classes_[i];
+    mix(parent_[i].v);
     mix(static_cast<uint64_t>(c.dtype));
     mix(c.shape.size());
     for (Dim d : c.shape) mix(static_cast<uint64_t>(d));
   }
   mix(0x07u);
-  for (ClassId c : outputs) mix(c.v);
+  for (ClassId c : outputs) mix(find(c).v);
   return h;
 }
 
@@ -302,12 +313,16 @@ std::string Graph::dump() const {
   std::ostringstream os;
   for (std::size_t ci = 0; ci < classes_.size(); ++ci) {
     const EClass& c = classes_[ci];
+    if (!isCanonical(ClassId(static_cast<uint32_t>(ci)))) {
+      os << "%" << ci << " = %" << find(ClassId(static_cast<uint32_t>(ci))).v << " (merged)\n";
+      continue;
+    }
     for (std::size_t k = 0; k < c.nodes.size(); ++k) {
       const Node& n = node(c.nodes[k]);
       os << (k == 0 ? "%" + std::to_string(ci) + " = " : "     | ") << n.label();
       if (n.kind == NodeKind::Leaf) os << " '" << leaves_[n.ref].name << "'";
       os << "(";
-      for (std::size_t i = 0; i < n.in.size(); ++i) os << (i ? ", %" : "%") << n.in[i].v;
+      for (std::size_t i = 0; i < n.in.size(); ++i) os << (i ? ", %" : "%") << find(n.in[i]).v;
       os << ")";
       if (n.kind == NodeKind::Kernel || n.kind == NodeKind::ToDevice) os << " time=" << n.timeNs << "ns";
       if (k == 0) os << " : " << dtypeName(c.dtype) << shapeStr(c.shape);

@@ -23,7 +23,8 @@ std::vector<ClassId> classIds(const nlohmann::json& j) {
 
 std::string Graph::toJson() const {
   nlohmann::json j;
-  j["version"] = 1;
+  // Version 2 adds "parent" to merged classes (absent: canonical); version 1 files load as is.
+  j["version"] = 2;
   for (const LeafInfo& l : leaves_) {
     nlohmann::json lj = {{"name", l.name}, {"kind", static_cast<int>(l.kind)}, {"dtype", dtypeName(l.dtype)}, {"shape", l.shape}};
     if (l.data) {
@@ -48,10 +49,13 @@ std::string Graph::toJson() const {
     if (n.timeNs) nj["time_ns"] = n.timeNs;
     j["nodes"].push_back(nj);
   }
-  for (const EClass& c : classes_) {
+  for (std::size_t i = 0; i < classes_.size(); ++i) {
+    const EClass& c = classes_[i];
     std::vector<uint32_t> ns;
     for (NodeId n : c.nodes) ns.push_back(n.v);
-    j["classes"].push_back({{"nodes", ns}, {"shape", c.shape}, {"dtype", dtypeName(c.dtype)}});
+    nlohmann::json cj = {{"nodes", ns}, {"shape", c.shape}, {"dtype", dtypeName(c.dtype)}};
+    if (parent_[i].v != i) cj["parent"] = parent_[i].v;
+    j["classes"].push_back(std::move(cj));
   }
   return j.dump();
 }
@@ -60,6 +64,8 @@ Graph Graph::fromJson(const std::string& text) {
   Graph g;
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
+    const int version = j.value("version", 1);
+    if (version < 1 || version > 2) throw Error(ErrorCode::Parse, "graph JSON version " + std::to_string(version) + " is not supported (1 or 2)");
     auto dt = [](const nlohmann::json& v) {
       auto t = parseDType(v.get<std::string>());
       if (!t) throw Error(ErrorCode::Parse, "unknown dtype '" + v.get<std::string>() + "' in graph JSON");
@@ -101,8 +107,6 @@ Graph Graph::fromJson(const std::string& text) {
       n.device = nj.value("device", 0u);
       if (nj.contains("out")) n.out = classIds(nj["out"]);
       n.timeNs = nj.value("time_ns", 0.0);
-      const NodeId id(static_cast<uint32_t>(g.nodes_.size()));
-      g.hashcons_.emplace(n, id);
       g.nodes_.push_back({std::move(n), ClassId(nj.at("class").get<uint32_t>())});
     }
     for (auto& cj : j.at("classes")) {
@@ -112,10 +116,17 @@ Graph Graph::fromJson(const std::string& text) {
         if (id >= g.nodes_.size()) throw Error(ErrorCode::Parse, "node id out of range in graph JSON");
         c.nodes.push_back(NodeId(id));
       }
-      if (c.nodes.empty()) throw Error(ErrorCode::Parse, "empty class in graph JSON");
+      const uint32_t self = static_cast<uint32_t>(g.classes_.size());
+      const uint32_t parent = cj.value("parent", self);
+      // A parent of smaller id keeps find acyclic and the root the smallest id of its class.
+      if (parent > self) throw Error(ErrorCode::Parse, "class " + std::to_string(self) + " has a parent of larger id in graph JSON");
+      if (parent == self && c.nodes.empty()) throw Error(ErrorCode::Parse, "empty class in graph JSON");
+      if (parent != self && !c.nodes.empty()) throw Error(ErrorCode::Parse, "merged class " + std::to_string(self) + " lists nodes in graph JSON");
+      if (parent != self) ++g.merged_;
       c.shape = cj.at("shape").get<Shape>();
       c.dtype = dt(cj.at("dtype"));
       g.classes_.push_back(std::move(c));
+      g.parent_.push_back(ClassId(parent));
     }
     for (const NodeData& nd : g.nodes_) {
       if (nd.cls.v >= g.classes_.size()) throw Error(ErrorCode::Parse, "class id out of range in graph JSON");
@@ -123,6 +134,17 @@ Graph Graph::fromJson(const std::string& text) {
         if (c.v >= g.classes_.size()) throw Error(ErrorCode::Parse, "operand class out of range in graph JSON");
       if (nd.node.kind == NodeKind::Leaf && nd.node.ref >= g.leaves_.size())
         throw Error(ErrorCode::Parse, "leaf index out of range in graph JSON");
+    }
+    for (NodeData& nd : g.nodes_) nd.cls = g.find(nd.cls);
+    // Listed nodes first, in class order, as rebuild fills the hashcons; then the copies a
+    // rebuild dropped (they canonicalise to a listed node).
+    for (const EClass& c : g.classes_)
+      for (NodeId n : c.nodes) g.hashcons_.emplace(g.nodes_[n.v].node, n);
+    for (std::size_t i = 0; i < g.nodes_.size(); ++i) g.hashcons_.emplace(g.nodes_[i].node, NodeId(static_cast<uint32_t>(i)));
+    try {
+      g.checkInvariants();
+    } catch (const Error& e) {
+      throw Error(ErrorCode::Parse, "graph JSON: " + e.message());
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorCode::Parse, std::string("graph JSON: ") + e.what());

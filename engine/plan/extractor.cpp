@@ -83,33 +83,46 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
   std::unordered_map<ClassId, double> tree;
   std::unordered_map<ClassId, NodeId> choice;
   std::unordered_map<ClassId, std::vector<AlternativeCost>> alts;
-  for (ClassId c : s.order) {
-    if (g.isLeaf(c)) {
-      tree[c] = 0;
-      continue;
-    }
-    double best = kInf;
-    NodeId bestNode;
-    for (NodeId nid : g.eclass(c).nodes) {
-      const Node& n = g.node(nid);
-      if (!isProducer(n) || !s.deviceOk(n)) continue;
-      AlternativeCost a{nid, s.ownCost(n, choice), 0, true};
-      double sum = s.poolsMatch(n, choice) ? a.ownNs : kInf;
-      for (ClassId in : n.in) {
-        auto it = tree.find(in);
-        sum += it == tree.end() ? kInf : it->second;
+  auto greedyPass = [&] {
+    bool lowered = false;
+    alts.clear();
+    for (ClassId c : s.order) {
+      if (g.isLeaf(c)) {
+        tree[c] = 0;
+        continue;
       }
-      a.treeNs = sum;
-      a.valid = std::isfinite(sum);
-      alts[c].push_back(a);
-      if (sum < best) {
-        best = sum;
-        bestNode = nid;
+      double best = kInf;
+      NodeId bestNode;
+      for (NodeId nid : g.eclass(c).nodes) {
+        const Node& n = g.node(nid);
+        if (!isProducer(n) || !s.deviceOk(n)) continue;
+        AlternativeCost a{nid, s.ownCost(n, choice), 0, true};
+        double sum = s.poolsMatch(n, choice) ? a.ownNs : kInf;
+        for (ClassId in : n.in) {
+          auto it = tree.find(in);
+          sum += it == tree.end() ? kInf : it->second;
+        }
+        a.treeNs = sum;
+        a.valid = std::isfinite(sum);
+        alts[c].push_back(a);
+        if (sum < best) {
+          best = sum;
+          bestNode = nid;
+        }
       }
+      auto known = tree.find(c);
+      lowered = lowered || (known != tree.end() && best < known->second);
+      tree[c] = best;
+      if (bestNode.valid()) choice[c] = bestNode;
     }
-    tree[c] = best;
-    if (bestNode.valid()) choice[c] = bestNode;
-  }
+    return lowered;
+  };
+  // Rewrites make the e-graph cyclic (x*1 lives in x's class), so the walk can order a class
+  // before an operand of one of its producers: a second pass sees the operand's cost, and passes
+  // repeat while a cost falls (bounded by the class count, as in Bellman-Ford).
+  greedyPass();
+  for (std::size_t pass = 0; pass < s.order.size(); ++pass)
+    if (!greedyPass()) break;
   for (ClassId out : outputs)
     if (!std::isfinite(tree[out]))
       throw Error(ErrorCode::Unsupported,

@@ -23,7 +23,7 @@ std::string ParamInit::str() const {
 
 std::vector<ClassId> Program::outputClasses() const {
   std::vector<ClassId> r;
-  for (auto& o : outputs) r.push_back(o.cls);
+  for (auto& o : outputs) r.push_back(o.cls.valid() ? graph.find(o.cls) : o.cls);  // canonical after merges
   return r;
 }
 

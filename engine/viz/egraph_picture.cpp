@@ -147,9 +147,22 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
   for (ClassId c : options.outputs) outputs.insert(c.v);
   std::vector<int> nodeIndex(g.nodeCount(), -1);
   p.clusters.reserve(g.classCount());
+  // Ids of merged classes, listed with the class they joined (drawn as that one cluster).
+  std::map<uint32_t, std::string> mergedInto;
+  for (uint32_t c = 0; c < g.classCount(); ++c)
+    if (!g.isCanonical(ClassId(c))) mergedInto[g.find(ClassId(c)).v] += " " + classRef(c);
   for (uint32_t c = 0; c < g.classCount(); ++c) {
-    const bool isOutput = outputs.count(c) > 0;
+    const bool isOutput = outputs.count(c) > 0 || outputs.count(g.find(ClassId(c)).v) > 0;
     p.clusters.push_back(classCluster(g, c, isOutput));
+    if (!g.isCanonical(ClassId(c))) {
+      // Kept so clusters stay indexed by class id; it has no nodes of its own.
+      p.clusters.back().label = classRef(c) + " merged into " + classRef(g.find(ClassId(c)).v);
+      continue;
+    }
+    if (auto it = mergedInto.find(c); it != mergedInto.end()) {
+      p.clusters.back().label += "  (merged:" + it->second + ")";
+      p.clusters.back().tooltip += "\nmerged classes:" + it->second;
+    }
     for (NodeId nid : g.eclass(ClassId(c)).nodes) {
       // A kernel storing several classes is listed in each: drawn in each, the id says which.
       const bool own = g.classOf(nid).v == c;
