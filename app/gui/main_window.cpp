@@ -65,7 +65,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   logDock->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
 
-  // Fusion steps and run outputs (gui3): tabbed together beside the log.
+  // Fusion steps and run outputs: tabbed together beside the log.
   auto* fusion = new FusionView(&controller_, this);
   auto* fusionDock = new QDockWidget(tr("Fusion"), this);
   fusionDock->setObjectName("FusionDock");
@@ -82,7 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   controller_.addView(program_);
   controller_.addView(egraph_);
 
-  // Analysis views (engineer gui2): tabbed together on the right, each following the selection.
+  // Analysis views: tabbed together on the right, each following the selection.
   QDockWidget* analysisFirst = nullptr;
   auto addAnalysisDock = [this, &analysisFirst](QWidget* view, SessionView* sv, const QString& title, const char* name) {
     auto* dock = new QDockWidget(title, this);
@@ -119,6 +119,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   analysisFirst->raise();
 
+  buildStatusBar();
+  connectController();
+
+  buildMenus();
+  resizeDocks({programDock}, {420}, Qt::Horizontal);
+  resizeDocks({logDock}, {110}, Qt::Vertical);
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  if (!settings.contains("window/geometry")) resize(1400, 900);
+}
+
+void MainWindow::buildStatusBar() {
   status_ = new QLabel(tr("Ready"), this);
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 0);
@@ -135,7 +148,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     controller_.cancel();
     log(tr("cancelled"));
   });
+}
 
+// Busy state, progress, loaded sessions and failures from the controller; layout news from the
+// e-graph's view.
+void MainWindow::connectController() {
   connect(&controller_, &SessionController::busyChanged, this, [this](bool busy, const QString& what) {
     progress_->setVisible(busy);
     if (busy) progress_->setRange(0, 0);  // indeterminate until the first report
@@ -184,14 +201,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(egraph_->graphView(), &GraphView::layoutFinished, this, [this](double ms) {
     log(tr("graph laid out in %1 ms").arg(ms, 0, 'f', 0));
   });
-
-  buildMenus();
-  resizeDocks({programDock}, {420}, Qt::Horizontal);
-  resizeDocks({logDock}, {110}, Qt::Vertical);
-  QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1400, 900);
 }
 
 MainWindow::~MainWindow() = default;

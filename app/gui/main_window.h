@@ -50,6 +50,8 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* e) override;
 
  private:
+  void buildStatusBar();
+  void connectController();
   void buildMenus();
   void openDialog();
   void exportGraph();

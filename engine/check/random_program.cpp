@@ -2,9 +2,6 @@
 #include "engine/check/random_program.h"
 
 #include <algorithm>
-#include <functional>
-#include <iterator>
-#include <numeric>
 
 #include "engine/program/builder.h"
 
@@ -35,6 +32,180 @@ Shape randomShape(Rng& r, const RandomProgramOptions& o, int minRank) {
   for (Dim& d : s) d = r.chance(8) ? 7 : r.range(1, o.maxDim);
   return s;
 }
+
+// Draws one op of a kind on values already in the pool. A kind that does not fit its operands
+// returns an invalid Value (or throws a builder error): the caller draws again.
+class OpDrawer {
+ public:
+  OpDrawer(Rng& r, const RandomProgramOptions& o, ProgramBuilder& b, const std::vector<Value>& pool)
+      : r_(r), o_(o), b_(b), pool_(pool) {}
+
+  Value unary() {
+    Value x = operand();
+    switch (r_.range(0, 6)) {
+      case 0: return op::exp(op::tanh(x));
+      case 1: return op::neg(x);
+      case 2: return op::abs(x);
+      case 3: return op::sqrt(op::abs(x));
+      case 4: return op::tanh(x);
+      case 5: return op::sin(x);
+      default: return op::relu(x);
+    }
+  }
+  Value binary() {
+    Value x = operand(), y = operand();
+    switch (r_.range(0, 4)) {
+      case 0: return op::add(x, y);
+      case 1: return op::sub(x, y);
+      case 2: return op::mul(x, y);
+      case 3: return op::maximum(x, y);
+      default: return op::minimum(x, y);
+    }
+  }
+  Value binaryScalar() {
+    Value x = operand();
+    return r_.chance(50) ? op::mul(x, scalarOperand()) : op::add(scalarOperand(), x);
+  }
+  Value reduce() {
+    Value x = operand();
+    if (x.rank() == 0) return op::sum(x);
+    std::vector<int64_t> axes;
+    for (int a = 0; a < x.rank(); ++a)
+      if (r_.chance(45)) axes.push_back(a);
+    if (axes.empty()) axes.push_back(r_.range(0, x.rank() - 1));
+    const bool keep = r_.chance(50);
+    switch (r_.range(0, 2)) {
+      case 0: return op::sum(x, axes, keep);
+      case 1: return op::max(x, axes, keep);
+      default: return op::min(x, axes, keep);
+    }
+  }
+  Value permute() {
+    Value x = operand();
+    std::vector<int64_t> axes(static_cast<std::size_t>(x.rank()));
+    for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+    for (std::size_t i = axes.size(); i > 1; --i) std::swap(axes[i - 1], axes[static_cast<std::size_t>(r_.range(0, static_cast<int64_t>(i) - 1))]);
+    return op::permute(x, axes);
+  }
+  Value reshape() {
+    Value x = operand();
+    if (x.rank() >= 2 && r_.chance(50)) return op::flatten(x, 0, 1);
+    if (x.rank() < o_.maxRank) return op::unsqueeze(x, r_.range(0, x.rank()));
+    return op::reshape(x, {-1});
+  }
+  Value expand() {
+    Value x = operand();
+    if (x.rank() >= o_.maxRank || numel(x.shape()) * 4 > o_.maxElements) return Value();
+    Value u = op::unsqueeze(x, r_.range(0, x.rank()));
+    std::vector<int64_t> shape(u.shape().begin(), u.shape().end());
+    for (auto& d : shape)
+      if (d == 1) d = r_.range(2, 4);
+    return op::expand(u, shape);
+  }
+  Value pad() {
+    Value x = operand();
+    if (x.rank() == 0) return Value();
+    const int64_t axis = r_.range(0, x.rank() - 1), d = x.shape()[static_cast<std::size_t>(axis)];
+    int64_t lp = r_.range(d > 1 ? -1 : 0, 2), rp = r_.range(d > 1 ? -1 : 0, 2);
+    if (lp < 0 && rp < 0) rp = 1;
+    std::vector<std::pair<int64_t, int64_t>> pads(static_cast<std::size_t>(axis) + 1, {0, 0});
+    pads.back() = {lp, rp};
+    static constexpr double values[] = {0.0, 1.0, -2.5};
+    return op::pad(x, pads, values[r_.range(0, 2)]);
+  }
+  Value narrow() {
+    Value x = operand();
+    std::vector<int64_t> axes;
+    for (int a = 0; a < x.rank(); ++a)
+      if (x.shape()[static_cast<std::size_t>(a)] >= 2) axes.push_back(a);
+    if (axes.empty()) return Value();
+    const int64_t axis = r_.pick(axes), d = x.shape()[static_cast<std::size_t>(axis)];
+    const int64_t len = r_.range(1, d - 1);
+    return op::narrow(x, axis, r_.range(0, d - len), len);
+  }
+  Value flip() {
+    Value x = operand();
+    if (x.rank() == 0) return Value();
+    return op::flip(x, {r_.range(0, x.rank() - 1)});
+  }
+  Value where() {
+    Value x = operand(), y = operand();
+    Value cond = r_.chance(50) ? op::gt(x, scalarOperand()) : op::lt(x, y);
+    return r_.chance(50) ? op::where(cond, x, y) : op::where(cond, scalarOperand(), x);
+  }
+  Value cast() { return op::cast(op::cast(operand(), DType::I32), DType::F32); }
+  // A constant broadcast to a tensor: movement of a replayed scalar gets a kernel of its own.
+  Value constantTensor() {
+    Value x = operand();
+    if (x.rank() == 0) return Value();
+    return op::mul(x, op::broadcastTo(b_.scalar(static_cast<double>(r_.range(1, 9)) / 2.0, DType::F32), x.shape()));
+  }
+  Value contiguous() { return op::contiguous(operand()); }
+
+ private:
+  // Mostly extend recent values (chains), sometimes reuse an old one (fan-out: duplicates/stores).
+  Value operand() {
+    if (pool_.size() > 1 && r_.chance(o_.reusePercent)) return r_.pick(pool_);
+    const int64_t back = std::min<int64_t>(2, static_cast<int64_t>(pool_.size()) - 1);
+    return pool_[pool_.size() - 1 - static_cast<std::size_t>(r_.range(0, back))];
+  }
+  Operand scalarOperand() { return Operand(static_cast<double>(r_.range(-8, 8)) / 4.0); }
+
+  Rng& r_;
+  const RandomProgramOptions& o_;
+  ProgramBuilder& b_;
+  const std::vector<Value>& pool_;
+};
+
+struct OpKind {
+  const char* name;
+  int weight;  // relative chance of being drawn
+  Value (OpDrawer::*draw)();
+};
+constexpr OpKind kOpKinds[] = {
+    {"unary", 14, &OpDrawer::unary},
+    {"binary", 14, &OpDrawer::binary},
+    {"binary_scalar", 8, &OpDrawer::binaryScalar},
+    {"reduce", 12, &OpDrawer::reduce},
+    {"permute", 7, &OpDrawer::permute},
+    {"reshape", 7, &OpDrawer::reshape},
+    {"expand", 8, &OpDrawer::expand},
+    {"pad", 8, &OpDrawer::pad},
+    {"narrow", 6, &OpDrawer::narrow},
+    {"flip", 6, &OpDrawer::flip},
+    {"where", 8, &OpDrawer::where},
+    {"cast", 2, &OpDrawer::cast},
+    {"constant_tensor", 2, &OpDrawer::constantTensor},
+    {"contiguous", 2, &OpDrawer::contiguous},
+};
+
+const OpKind& drawKind(Rng& r) {
+  int total = 0;
+  for (const OpKind& k : kOpKinds) total += k.weight;
+  int w = static_cast<int>(r.range(0, total - 1)), k = 0;
+  while (w >= kOpKinds[k].weight) w -= kOpKinds[k++].weight;
+  return kOpKinds[k];
+}
+
+bool inPool(const std::vector<Value>& pool, const Value& v) {
+  return std::find_if(pool.begin(), pool.end(), [&](const Value& p) { return p.id() == v.id(); }) != pool.end();
+}
+
+// Outputs: the last value, plus up to two other values nothing consumes (so that few ops are
+// dead code), plus sometimes an intermediate value that also has consumers.
+std::vector<Value> chooseOutputs(Rng& r, ProgramBuilder& b, const std::vector<Value>& pool, std::size_t firstComputed) {
+  std::vector<bool> used(b.graph().classCount(), false);
+  for (std::size_t c = 0; c < b.graph().classCount(); ++c)
+    for (ClassId x : b.graph().structural(ClassId(static_cast<uint32_t>(c))).in) used[x.v] = true;
+  std::vector<Value> outs{pool.back()};
+  for (std::size_t i = pool.size() - 1; i-- > firstComputed && outs.size() < 3;)
+    if (!used[pool[i].id().v]) outs.push_back(pool[i]);
+  if (pool.size() > firstComputed + 1 && r.chance(30)) {
+    const Value extra = pool[static_cast<std::size_t>(r.range(static_cast<int64_t>(firstComputed), static_cast<int64_t>(pool.size()) - 2))];
+    if (!inPool(outs, extra)) outs.push_back(extra);
+  }
+  return outs;
+}
 }  // namespace
 
 Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std::string, int>* opCounts) {
@@ -45,150 +216,23 @@ Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std
   for (int i = 0; i < nInputs; ++i) pool.push_back(b.input("x" + std::to_string(i), DType::F32, randomShape(r, o, i == 0 ? 1 : 0)));
   const std::size_t firstComputed = pool.size();
 
-  // Mostly extend recent values (chains), sometimes reuse an old one (fan-out: duplicates/stores).
-  auto operand = [&]() -> Value {
-    if (pool.size() > 1 && r.chance(o.reusePercent)) return r.pick(pool);
-    const int64_t back = std::min<int64_t>(2, static_cast<int64_t>(pool.size()) - 1);
-    return pool[pool.size() - 1 - static_cast<std::size_t>(r.range(0, back))];
-  };
-  auto scalarOperand = [&]() -> Operand { return Operand(static_cast<double>(r.range(-8, 8)) / 4.0); };
-
-  using Gen = std::function<Value()>;
-  const std::vector<std::pair<std::string, Gen>> gens = {
-      {"unary", [&] {
-         Value x = operand();
-         switch (r.range(0, 6)) {
-           case 0: return op::exp(op::tanh(x));
-           case 1: return op::neg(x);
-           case 2: return op::abs(x);
-           case 3: return op::sqrt(op::abs(x));
-           case 4: return op::tanh(x);
-           case 5: return op::sin(x);
-           default: return op::relu(x);
-         }
-       }},
-      {"binary", [&] {
-         Value x = operand(), y = operand();
-         switch (r.range(0, 4)) {
-           case 0: return op::add(x, y);
-           case 1: return op::sub(x, y);
-           case 2: return op::mul(x, y);
-           case 3: return op::maximum(x, y);
-           default: return op::minimum(x, y);
-         }
-       }},
-      {"binary_scalar", [&] {
-         Value x = operand();
-         return r.chance(50) ? op::mul(x, scalarOperand()) : op::add(scalarOperand(), x);
-       }},
-      {"reduce", [&] {
-         Value x = operand();
-         if (x.rank() == 0) return op::sum(x);
-         std::vector<int64_t> axes;
-         for (int a = 0; a < x.rank(); ++a)
-           if (r.chance(45)) axes.push_back(a);
-         if (axes.empty()) axes.push_back(r.range(0, x.rank() - 1));
-         const bool keep = r.chance(50);
-         switch (r.range(0, 2)) {
-           case 0: return op::sum(x, axes, keep);
-           case 1: return op::max(x, axes, keep);
-           default: return op::min(x, axes, keep);
-         }
-       }},
-      {"permute", [&] {
-         Value x = operand();
-         std::vector<int64_t> axes(static_cast<std::size_t>(x.rank()));
-         for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
-         for (std::size_t i = axes.size(); i > 1; --i) std::swap(axes[i - 1], axes[static_cast<std::size_t>(r.range(0, static_cast<int64_t>(i) - 1))]);
-         return op::permute(x, axes);
-       }},
-      {"reshape", [&] {
-         Value x = operand();
-         if (x.rank() >= 2 && r.chance(50)) return op::flatten(x, 0, 1);
-         if (x.rank() < o.maxRank) return op::unsqueeze(x, r.range(0, x.rank()));
-         return op::reshape(x, {-1});
-       }},
-      {"expand", [&] {
-         Value x = operand();
-         if (x.rank() >= o.maxRank || numel(x.shape()) * 4 > o.maxElements) return Value();
-         Value u = op::unsqueeze(x, r.range(0, x.rank()));
-         std::vector<int64_t> shape(u.shape().begin(), u.shape().end());
-         for (auto& d : shape)
-           if (d == 1) d = r.range(2, 4);
-         return op::expand(u, shape);
-       }},
-      {"pad", [&] {
-         Value x = operand();
-         if (x.rank() == 0) return Value();
-         const int64_t axis = r.range(0, x.rank() - 1), d = x.shape()[static_cast<std::size_t>(axis)];
-         int64_t lp = r.range(d > 1 ? -1 : 0, 2), rp = r.range(d > 1 ? -1 : 0, 2);
-         if (lp < 0 && rp < 0) rp = 1;
-         std::vector<std::pair<int64_t, int64_t>> pads(static_cast<std::size_t>(axis) + 1, {0, 0});
-         pads.back() = {lp, rp};
-         static constexpr double values[] = {0.0, 1.0, -2.5};
-         return op::pad(x, pads, values[r.range(0, 2)]);
-       }},
-      {"narrow", [&] {
-         Value x = operand();
-         std::vector<int64_t> axes;
-         for (int a = 0; a < x.rank(); ++a)
-           if (x.shape()[static_cast<std::size_t>(a)] >= 2) axes.push_back(a);
-         if (axes.empty()) return Value();
-         const int64_t axis = r.pick(axes), d = x.shape()[static_cast<std::size_t>(axis)];
-         const int64_t len = r.range(1, d - 1);
-         return op::narrow(x, axis, r.range(0, d - len), len);
-       }},
-      {"flip", [&] {
-         Value x = operand();
-         if (x.rank() == 0) return Value();
-         return op::flip(x, {r.range(0, x.rank() - 1)});
-       }},
-      {"where", [&] {
-         Value x = operand(), y = operand();
-         Value cond = r.chance(50) ? op::gt(x, scalarOperand()) : op::lt(x, y);
-         return r.chance(50) ? op::where(cond, x, y) : op::where(cond, scalarOperand(), x);
-       }},
-      {"cast", [&] { return op::cast(op::cast(operand(), DType::I32), DType::F32); }},
-      {"constant_tensor", [&] {
-         // A constant broadcast to a tensor: movement of a replayed scalar gets a kernel of its own.
-         Value x = operand();
-         if (x.rank() == 0) return Value();
-         return op::mul(x, op::broadcastTo(b.scalar(static_cast<double>(r.range(1, 9)) / 2.0, DType::F32), x.shape()));
-       }},
-      {"contiguous", [&] { return op::contiguous(operand()); }},
-  };
-  static constexpr int weights[] = {14, 14, 8, 12, 7, 7, 8, 8, 6, 6, 8, 2, 2, 2};
-
+  OpDrawer drawer(r, o, b, pool);
   const int target = static_cast<int>(r.range(o.minOps, std::max(o.minOps, o.maxOps)));
   int made = 0;
   for (int attempt = 0; made < target && attempt < target * 20; ++attempt) {
-    int w = static_cast<int>(r.range(0, std::accumulate(std::begin(weights), std::end(weights), 0) - 1)), k = 0;
-    while (w >= weights[k]) w -= weights[k++];
-    const auto& [name, gen] = gens[static_cast<std::size_t>(k)];
+    const OpKind& kind = drawKind(r);
     try {
-      Value v = gen();
-      if (!v.valid() || numel(v.shape()) > o.maxElements) continue;
-      if (std::find_if(pool.begin(), pool.end(), [&](const Value& p) { return p.id() == v.id(); }) != pool.end()) continue;
+      Value v = (drawer.*kind.draw)();
+      if (!v.valid() || numel(v.shape()) > o.maxElements || inPool(pool, v)) continue;
       pool.push_back(v);
       ++made;
-      if (opCounts) ++(*opCounts)[name];
+      if (opCounts) ++(*opCounts)[kind.name];
     } catch (const Error&) {
       // An op that does not fit its operands (shapes that do not broadcast): draw another.
     }
   }
   if (pool.size() == firstComputed) pool.push_back(op::neg(pool.front()));
-  // Outputs: the last value, plus up to two other values nothing consumes (so that few ops are
-  // dead code), plus sometimes an intermediate value that also has consumers.
-  std::vector<bool> used(b.graph().classCount(), false);
-  for (std::size_t c = 0; c < b.graph().classCount(); ++c)
-    for (ClassId x : b.graph().structural(ClassId(static_cast<uint32_t>(c))).in) used[x.v] = true;
-  std::vector<Value> outs{pool.back()};
-  for (std::size_t i = pool.size() - 1; i-- > firstComputed && outs.size() < 3;)
-    if (!used[pool[i].id().v]) outs.push_back(pool[i]);
-  if (pool.size() > firstComputed + 1 && r.chance(30)) {
-    const Value extra = pool[static_cast<std::size_t>(r.range(static_cast<int64_t>(firstComputed), static_cast<int64_t>(pool.size()) - 2))];
-    if (std::find_if(outs.begin(), outs.end(), [&](const Value& v) { return v.id() == extra.id(); }) == outs.end()) outs.push_back(extra);
-  }
+  const std::vector<Value> outs = chooseOutputs(r, b, pool, firstComputed);
   for (std::size_t i = 0; i < outs.size(); ++i) b.output(i == 0 ? "y" : "y" + std::to_string(i), outs[i]);
   return b.finish();
 }

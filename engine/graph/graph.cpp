@@ -16,38 +16,25 @@ std::string describe(const Graph& g, ClassId c) {
 [[noreturn]] void fail(ErrorCode code, const Node& n, const std::string& msg) {
   throw Error(code, msg, {}, n.label());
 }
-}  // namespace
 
-void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
-  for (ClassId c : n.in)
-    if (!c.valid() || c.v >= classes_.size()) fail(ErrorCode::Internal, n, "operand class out of range");
-  auto sameOrConst = [&](ClassId a, ClassId b) {
-    return this->shape(a) == this->shape(b) || isConst(a) || isConst(b);
-  };
+// Ops whose result keeps the operand's dtype and moves, crops or removes its axes.
+void inferShapeOp(const Graph& g, const Node& n, Shape& shape, DType& dtype) {
   switch (n.kind) {
-    case NodeKind::Const:
-      shape = {};
-      dtype = n.value.dtype();
-      return;
-    case NodeKind::Leaf:
-      shape = leaves_.at(n.ref).shape;
-      dtype = leaves_.at(n.ref).dtype;
-      return;
     case NodeKind::Expand: {
-      const Shape& s = this->shape(n.in[0]);
+      const Shape& s = g.shape(n.in[0]);
       if (n.attr.size() != s.size())
-        fail(ErrorCode::Shape, n, "expand of " + describe(*this, n.in[0]) + " to " + shapeStr(n.attr) +
+        fail(ErrorCode::Shape, n, "expand of " + describe(g, n.in[0]) + " to " + shapeStr(n.attr) +
                                       ": ranks differ (reshape first)");
       for (std::size_t i = 0; i < s.size(); ++i)
         if (s[i] != n.attr[i] && s[i] != 1)
           fail(ErrorCode::Shape, n, "cannot expand " + shapeStr(s) + " to " + shapeStr(n.attr) + " (dimension " +
                                         std::to_string(i) + " is " + std::to_string(s[i]) + ", not 1)");
       shape = n.attr;
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       return;
     }
     case NodeKind::Permute: {
-      const Shape& s = this->shape(n.in[0]);
+      const Shape& s = g.shape(n.in[0]);
       std::vector<bool> seen(s.size(), false);
       if (n.attr.size() != s.size()) fail(ErrorCode::Axis, n, "permutation length differs from rank " + std::to_string(s.size()));
       shape.clear();
@@ -57,34 +44,34 @@ void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
         seen[a] = true;
         shape.push_back(s[a]);
       }
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       return;
     }
     case NodeKind::Reshape: {
       for (int64_t d : n.attr)
         if (d < 0) fail(ErrorCode::Shape, n, "negative dimension in reshape target " + shapeStr(n.attr));
-      if (numel(n.attr) != numel(this->shape(n.in[0])))
-        fail(ErrorCode::Shape, n, "cannot reshape " + describe(*this, n.in[0]) + " (" +
-                                      std::to_string(numel(this->shape(n.in[0]))) + " elements) to " +
+      if (numel(n.attr) != numel(g.shape(n.in[0])))
+        fail(ErrorCode::Shape, n, "cannot reshape " + describe(g, n.in[0]) + " (" +
+                                      std::to_string(numel(g.shape(n.in[0]))) + " elements) to " +
                                       shapeStr(n.attr) + " (" + std::to_string(numel(n.attr)) + " elements)");
       shape = n.attr;
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       return;
     }
     case NodeKind::Pad: {
-      shape = this->shape(n.in[0]);
+      shape = g.shape(n.in[0]);
       if (n.attr.size() != 3 || n.attr[0] < 0 || n.attr[0] >= static_cast<int64_t>(shape.size()))
         fail(ErrorCode::Axis, n, "pad axis out of range for " + shapeStr(shape));
       const int64_t len = shape[n.attr[0]] + n.attr[1] + n.attr[2];
       if (len < 0 || -n.attr[1] > shape[n.attr[0]] || -n.attr[2] > shape[n.attr[0]])
         fail(ErrorCode::Shape, n, "pads crop more than the dimension of " + shapeStr(shape));
       shape[n.attr[0]] = len;
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       if (n.value.dtype() != dtype) fail(ErrorCode::DType, n, "pad value dtype differs from the tensor's");
       return;
     }
     case NodeKind::Narrow: {
-      shape = this->shape(n.in[0]);
+      shape = g.shape(n.in[0]);
       if (n.attr.size() != 3 || n.attr[0] < 0 || n.attr[0] >= static_cast<int64_t>(shape.size()))
         fail(ErrorCode::Axis, n, "narrow axis out of range for " + shapeStr(shape));
       const int64_t d = shape[n.attr[0]];
@@ -92,16 +79,16 @@ void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
         fail(ErrorCode::Shape, n, "range [" + std::to_string(n.attr[1]) + ", " + std::to_string(n.attr[1] + n.attr[2]) +
                                       ") is outside dimension of size " + std::to_string(d));
       shape[n.attr[0]] = n.attr[2];
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       return;
     }
     case NodeKind::Flip:
     case NodeKind::Reduce: {
-      const Shape& s = this->shape(n.in[0]);
+      const Shape& s = g.shape(n.in[0]);
       for (std::size_t i = 0; i < n.attr.size(); ++i)
         if (n.attr[i] < 0 || n.attr[i] >= static_cast<int64_t>(s.size()) || (i && n.attr[i] <= n.attr[i - 1]))
           fail(ErrorCode::Axis, n, "axes must be sorted, unique and within rank " + std::to_string(s.size()));
-      dtype = this->dtype(n.in[0]);
+      dtype = g.dtype(n.in[0]);
       if (n.kind == NodeKind::Flip) {
         shape = s;
         return;
@@ -111,6 +98,82 @@ void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
         if (std::find(n.attr.begin(), n.attr.end(), static_cast<int64_t>(i)) == n.attr.end()) shape.push_back(s[i]);
       return;
     }
+    default:
+      fail(ErrorCode::Internal, n, "not a shape op");
+  }
+}
+
+bool sameOrConst(const Graph& g, ClassId a, ClassId b) { return g.shape(a) == g.shape(b) || g.isConst(a) || g.isConst(b); }
+
+// Elementwise ops: operands of one dtype (conditions bool) and one shape, rank-0 constants aside.
+void inferElementwise(const Graph& g, const Node& n, Shape& shape, DType& dtype) {
+  switch (n.kind) {
+    case NodeKind::Unary: {
+      shape = g.shape(n.in[0]);
+      dtype = g.dtype(n.in[0]);
+      const UnaryOp u = n.unaryOp();
+      if (u == UnaryOp::IsNan) {
+        dtype = DType::Bool;
+      } else if (u == UnaryOp::Not) {
+        if (isFloat(dtype)) fail(ErrorCode::DType, n, "not of a float tensor");
+      } else if (u != UnaryOp::Neg && u != UnaryOp::Abs && u != UnaryOp::Sign && !isFloat(dtype)) {
+        fail(ErrorCode::DType, n, std::string(unaryOpName(u)) + " needs a float operand, got " + describe(g, n.in[0]));
+      }
+      return;
+    }
+    case NodeKind::Binary: {
+      const ClassId x = n.in[0], y = n.in[1];
+      if (g.dtype(x) != g.dtype(y))
+        fail(ErrorCode::DType, n, "operand dtypes differ: " + describe(g, x) + " vs " + describe(g, y));
+      if (!sameOrConst(g, x, y))
+        fail(ErrorCode::Shape, n, "operand shapes differ: " + describe(g, x) + " vs " + describe(g, y));
+      const BinaryOp b = n.binaryOp();
+      if ((b == BinaryOp::And || b == BinaryOp::Or || b == BinaryOp::Xor) && isFloat(g.dtype(x)))
+        fail(ErrorCode::DType, n, "logical/bitwise op on float operands");
+      shape = g.isConst(x) ? g.shape(y) : g.shape(x);
+      dtype = isComparison(b) ? DType::Bool : g.dtype(x);
+      return;
+    }
+    case NodeKind::Where: {
+      const ClassId c = n.in[0], a = n.in[1], b = n.in[2];
+      if (g.dtype(c) != DType::Bool) fail(ErrorCode::DType, n, "condition must be bool, got " + describe(g, c));
+      if (g.dtype(a) != g.dtype(b))
+        fail(ErrorCode::DType, n, "branch dtypes differ: " + describe(g, a) + " vs " + describe(g, b));
+      if (!sameOrConst(g, c, a) || !sameOrConst(g, c, b) || !sameOrConst(g, a, b))
+        fail(ErrorCode::Shape, n, "shapes differ: " + describe(g, c) + ", " + describe(g, a) + ", " + describe(g, b));
+      shape = {};
+      for (ClassId o : n.in)
+        if (!g.isConst(o)) shape = g.shape(o);
+      dtype = g.dtype(a);
+      return;
+    }
+    default:
+      fail(ErrorCode::Internal, n, "not an elementwise op");
+  }
+}
+}  // namespace
+
+void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
+  for (ClassId c : n.in)
+    if (!c.valid() || c.v >= classes_.size()) fail(ErrorCode::Internal, n, "operand class out of range");
+  switch (n.kind) {
+    case NodeKind::Const:
+      shape = {};
+      dtype = n.value.dtype();
+      return;
+    case NodeKind::Leaf:
+      shape = leaves_.at(n.ref).shape;
+      dtype = leaves_.at(n.ref).dtype;
+      return;
+    case NodeKind::Expand:
+    case NodeKind::Permute:
+    case NodeKind::Reshape:
+    case NodeKind::Pad:
+    case NodeKind::Narrow:
+    case NodeKind::Flip:
+    case NodeKind::Reduce:
+      inferShapeOp(*this, n, shape, dtype);
+      return;
     case NodeKind::Cast:
       shape = this->shape(n.in[0]);
       dtype = n.dtype;
@@ -121,45 +184,11 @@ void Graph::infer(const Node& n, Shape& shape, DType& dtype) const {
         fail(ErrorCode::DType, n, "bitcast between dtypes of different sizes");
       dtype = n.dtype;
       return;
-    case NodeKind::Unary: {
-      shape = this->shape(n.in[0]);
-      dtype = this->dtype(n.in[0]);
-      const UnaryOp u = n.unaryOp();
-      if (u == UnaryOp::IsNan) {
-        dtype = DType::Bool;
-      } else if (u == UnaryOp::Not) {
-        if (isFloat(dtype)) fail(ErrorCode::DType, n, "not of a float tensor");
-      } else if (u != UnaryOp::Neg && u != UnaryOp::Abs && u != UnaryOp::Sign && !isFloat(dtype)) {
-        fail(ErrorCode::DType, n, std::string(unaryOpName(u)) + " needs a float operand, got " + describe(*this, n.in[0]));
-      }
+    case NodeKind::Unary:
+    case NodeKind::Binary:
+    case NodeKind::Where:
+      inferElementwise(*this, n, shape, dtype);
       return;
-    }
-    case NodeKind::Binary: {
-      const ClassId x = n.in[0], y = n.in[1];
-      if (this->dtype(x) != this->dtype(y))
-        fail(ErrorCode::DType, n, "operand dtypes differ: " + describe(*this, x) + " vs " + describe(*this, y));
-      if (!sameOrConst(x, y))
-        fail(ErrorCode::Shape, n, "operand shapes differ: " + describe(*this, x) + " vs " + describe(*this, y));
-      const BinaryOp b = n.binaryOp();
-      if ((b == BinaryOp::And || b == BinaryOp::Or || b == BinaryOp::Xor) && isFloat(this->dtype(x)))
-        fail(ErrorCode::DType, n, "logical/bitwise op on float operands");
-      shape = isConst(x) ? this->shape(y) : this->shape(x);
-      dtype = isComparison(b) ? DType::Bool : this->dtype(x);
-      return;
-    }
-    case NodeKind::Where: {
-      const ClassId c = n.in[0], a = n.in[1], b = n.in[2];
-      if (this->dtype(c) != DType::Bool) fail(ErrorCode::DType, n, "condition must be bool, got " + describe(*this, c));
-      if (this->dtype(a) != this->dtype(b))
-        fail(ErrorCode::DType, n, "branch dtypes differ: " + describe(*this, a) + " vs " + describe(*this, b));
-      if (!sameOrConst(c, a) || !sameOrConst(c, b) || !sameOrConst(a, b))
-        fail(ErrorCode::Shape, n, "shapes differ: " + describe(*this, c) + ", " + describe(*this, a) + ", " + describe(*this, b));
-      shape = {};
-      for (ClassId o : n.in)
-        if (!isConst(o)) shape = this->shape(o);
-      dtype = this->dtype(a);
-      return;
-    }
     case NodeKind::Contiguous:
     case NodeKind::ToDevice:
       shape = this->shape(n.in[0]);

@@ -12,25 +12,6 @@
 
 namespace ks {
 
-const char* argKindName(ArgKind k) {
-  switch (k) {
-    case ArgKind::Tensor: return "tensor";
-    case ArgKind::Operand: return "operand";
-    case ArgKind::OptTensor: return "tensor?";
-    case ArgKind::TensorList: return "[tensor]";
-    case ArgKind::Int: return "int";
-    case ArgKind::OptInt: return "int?";
-    case ArgKind::Float: return "float";
-    case ArgKind::OptFloat: return "float?";
-    case ArgKind::Bool: return "bool";
-    case ArgKind::IntList: return "[int]";
-    case ArgKind::PairList: return "[[int, int]]";
-    case ArgKind::DType: return "dtype";
-    case ArgKind::String: return "string";
-  }
-  return "?";
-}
-
 // ------------------------------------------------------------------ OpArg
 OpArg OpArg::ofTensor(Value v, SourceLoc l) {
   OpArg a;
@@ -477,13 +458,23 @@ Value reducePrim(const OpCall& c, ReduceOp r) {
 }  // namespace
 
 OpRegistry::OpRegistry() {
-  // --- dtype
+  addDtypeOps();
+  addUnaryOps();
+  addBinaryOps();
+  addReductionOps();
+  addMovementOps();
+  addNnOps();
+  addLowLevelOps();
+}
+
+void OpRegistry::addDtypeOps() {
   add("cast(x: tensor, dtype: dtype)", "dtype", "converts to another dtype (float to int truncates)",
       [](const OpCall& c) { return one(op::cast(c.tensor(0), c.dtype(1))); });
   add("to_float(x: tensor)", "dtype", "ints and bool to f32; floats unchanged",
       [](const OpCall& c) { return one(op::toFloat(c.tensor(0))); });
+}
 
-  // --- unary
+void OpRegistry::addUnaryOps() {
   struct U {
     const char* sig;
     const char* what;
@@ -528,8 +519,10 @@ OpRegistry::OpRegistry() {
   add("softplus(x: tensor, beta: float = 1.0, threshold: float = 20.0)", "unary",
       "log(1 + e^(beta x)) / beta, linear above threshold",
       [](const OpCall& c) { return one(op::softplus(c.tensor(0), c.number(1), c.number(2))); });
+}
 
-  // --- binary (NumPy broadcasting, PyTorch promotion; numbers act as Python scalars)
+// NumPy broadcasting, PyTorch promotion; numbers act as Python scalars.
+void OpRegistry::addBinaryOps() {
   struct B {
     const char* sig;
     const char* what;
@@ -563,8 +556,9 @@ OpRegistry::OpRegistry() {
       [](const OpCall& c) { return one(op::where(c.operand(0), c.operand(1), c.operand(2))); });
   add("clamp(x: tensor, lo: float? = none, hi: float? = none)", "binary", "limits x to [lo, hi] (either may be none)",
       [](const OpCall& c) { return one(op::clamp(c.tensor(0), c.optNumber(1), c.optNumber(2))); });
+}
 
-  // --- reductions
+void OpRegistry::addReductionOps() {
   struct Rd {
     const char* sig;
     const char* what;
@@ -593,8 +587,9 @@ OpRegistry::OpRegistry() {
       [](const OpCall& c) { return one(op::argmin(c.tensor(0), c.integer(1), c.boolean(2))); });
   add("cumsum(x: tensor, axis: int)", "reduce", "running sum along an axis",
       [](const OpCall& c) { return one(op::cumsum(c.tensor(0), c.integer(1))); });
+}
 
-  // --- movement
+void OpRegistry::addMovementOps() {
   add("reshape(x: tensor, shape: [int])", "movement", "same elements, new shape (one -1 is inferred)",
       [](const OpCall& c) { return one(op::reshape(c.tensor(0), c.ints(1))); });
   add("permute(x: tensor, axes: [int])", "movement", "reorders axes",
@@ -639,8 +634,10 @@ OpRegistry::OpRegistry() {
       [](const OpCall& c) { return one(op::repeat(c.tensor(0), c.ints(1))); });
   add("contiguous(x: tensor)", "movement", "materializes x into its own buffer",
       [](const OpCall& c) { return one(op::contiguous(c.tensor(0))); });
+}
 
-  // --- neural-network composites
+// Neural-network composites.
+void OpRegistry::addNnOps() {
   add("matmul(a: tensor, b: tensor)", "nn", "matrix product (1-D, 2-D, batched); infix a @ b",
       [](const OpCall& c) { return one(op::matmul(c.tensor(0), c.tensor(1))); });
   add("linear(x: tensor, w: tensor, b: tensor? = none)", "nn", "x @ w + b with w of shape [in, out]",
@@ -692,9 +689,11 @@ OpRegistry::OpRegistry() {
       [](const OpCall& c) { return one(op::crossEntropy(c.tensor(0), c.tensor(1))); });
   add("mse(a: tensor, b: tensor)", "nn", "mean squared error",
       [](const OpCall& c) { return one(op::mse(c.tensor(0), c.tensor(1))); });
+}
 
-  // --- low-level: exactly one graph node each, no promotion or broadcasting. The printer uses
-  // these for programs that did not come from text (ONNX), so print -> parse is exact.
+// Exactly one graph node each, no promotion or broadcasting. The printer uses these for programs
+// that did not come from text (ONNX), so print -> parse is exact.
+void OpRegistry::addLowLevelOps() {
   add("reduce_sum(x: tensor, axes: [int])", "low-level",
       "one Reduce node: sum over axes in x's own dtype, axes removed",
       [](const OpCall& c) { return one(reducePrim(c, ReduceOp::Sum)); });

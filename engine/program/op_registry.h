@@ -30,7 +30,6 @@ enum class ArgKind : uint8_t {
   DType,       // "f16" or a bare dtype name: f16
   String,
 };
-const char* argKindName(ArgKind k);  // "tensor", "int?", "[int]", ...
 
 // One evaluated argument (or expression value) of the .ks language.
 struct OpArg {
@@ -128,6 +127,14 @@ class OpRegistry {
 
  private:
   OpRegistry();
+  // One family each, in the order of the reference table.
+  void addDtypeOps();
+  void addUnaryOps();
+  void addBinaryOps();
+  void addReductionOps();
+  void addMovementOps();
+  void addNnOps();
+  void addLowLevelOps();
   void add(const std::string& signature, const std::string& category, const std::string& summary,
            std::function<std::vector<Value>(const OpCall&)> fn, bool multi = false);
   std::vector<OpInfo> ops_;
