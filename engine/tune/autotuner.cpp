@@ -13,6 +13,8 @@
 #include "engine/core/tolerance.h"
 #include "engine/kernel/lowering.h"
 #include "engine/program/random.h"
+#include "engine/tune/cost_model.h"
+#include "engine/tune/tune_candidates.h"
 
 namespace ks {
 
@@ -72,6 +74,7 @@ class DeviceTuning {
         device_(device),
         info_(device->info()),
         limits_(info_.limits()),
+        rates_(deviceRates(limits_, 0, 0)),
         deviceIndex_(deviceIndex),
         kernels_(kernels),
         progress_(progress),
@@ -173,7 +176,7 @@ class DeviceTuning {
       return false;
     }
     std::vector<std::string> levelSchedules;
-    for (const Schedule& c : enumerateSchedules(k, limits_, s_.level)) levelSchedules.push_back(c.str());
+    for (const Schedule& c : tuneCandidates(k, limits_, rates_, s_.level)) levelSchedules.push_back(c.str());
     int unreadable = 0;
     for (const CachedMeasurement& m : s_.cache.measurements(w.hash, cacheDevice_)) {
       const std::optional<TuneStatus> status = tuneStatusFrom(m.status);
@@ -204,7 +207,7 @@ class DeviceTuning {
   void lowerCandidates(std::size_t ki) {
     Work& w = work_[ki];
     const Kernel& k = kernels_[ki].fused.kernel;
-    std::vector<Schedule> candidates = enumerateSchedules(k, limits_, s_.level);
+    std::vector<Schedule> candidates = tuneCandidates(k, limits_, rates_, s_.level);
     w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > s_.budget.maxCandidates) {
       candidates.resize(s_.budget.maxCandidates);
@@ -440,6 +443,7 @@ class DeviceTuning {
   std::shared_ptr<OpenCLDevice> device_;
   const OpenCLDeviceInfo& info_;
   const DeviceLimits limits_;
+  const DeviceRates rates_;  // nominal for the device's kind: the order of candidates, not a time
   const uint32_t deviceIndex_;
   const std::vector<KernelRecord>& kernels_;
   const Progress& progress_;

@@ -280,9 +280,10 @@ std::vector<Schedule> orderByModel(const Kernel& k, const std::vector<Schedule>&
   for (const Schedule& s : cands) est.push_back(estimateSchedule(k, s, limits, d));
   std::vector<std::size_t> order(cands.size());
   std::iota(order.begin(), order.end(), 0);
-  // The default schedule stays first (the reference result); ties keep enumeration order.
+  // The first candidate stays first (the reference result: the default, or a row kernel's row
+  // schedule); ties keep enumeration order.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const bool da = cands[a] == Schedule{}, db = cands[b] == Schedule{};
+    const bool da = a == 0, db = b == 0;
     if (da != db) return da;
     return est[a].ns < est[b].ns;
   });

@@ -63,7 +63,7 @@ ScheduleEstimate estimateLowered(const Kernel& k, const LoweredKernel& lk, const
 ScheduleEstimate estimateSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits,
                                   const DeviceRates& d);
 
-// `cands` ordered by predicted time, fastest first, the default schedule kept first (it is every
+// `cands` ordered by predicted time, fastest first, the first candidate kept first (it is every
 // search's reference result). Returns the estimates in the new order through `estimates`.
 std::vector<Schedule> orderByModel(const Kernel& k, const std::vector<Schedule>& cands, const DeviceLimits& limits,
                                    const DeviceRates& d, std::vector<ScheduleEstimate>* estimates = nullptr);

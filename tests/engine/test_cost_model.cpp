@@ -7,6 +7,7 @@
 #include "engine/devices/device_info.h"
 #include "engine/kernel/kernel.h"
 #include "engine/tune/cost_model.h"
+#include "engine/tune/tune_candidates.h"
 #include "lowering_cases.h"
 
 using namespace ks;
@@ -123,6 +124,25 @@ class TestCostModel : public QObject {
     Schedule bad;
     bad.tileN = 1000;
     QVERIFY(std::isinf(estimateSchedule(k, bad, l, d).ns));
+  }
+
+  // Quick tuning measures the first candidates only: the model must bring the wide splits a GPU
+  // needs for a 16M sum among them, while keeping the hand-picked quick list and the default first.
+  void quickSearchReachesWideSplits() {
+    const DeviceLimits l = gpuLimits();
+    const DeviceRates d = deviceRates(l, 0, 0);
+    const Kernel k = sumKernel(1 << 24);
+    const std::vector<Schedule> quick = tuneCandidates(k, l, d, TuneLevel::Quick);
+    QVERIFY(quick.front() == Schedule{});
+    bool wide = false;
+    for (std::size_t i = 0; i < std::min<std::size_t>(quick.size(), 8); ++i)
+      wide = wide || (quick[i].groupSplit >= 256 && quick[i].localReduce >= 64);
+    QVERIFY2(wide, qPrintable(QString::fromStdString(quick[1].str())));
+    for (const Schedule& s : enumerateSchedules(k, l, TuneLevel::Quick))
+      QVERIFY(std::find(quick.begin(), quick.end(), s) != quick.end());
+    const std::vector<Schedule> full = tuneCandidates(k, l, d, TuneLevel::Full);
+    QCOMPARE(full.size(), enumerateSchedules(k, l, TuneLevel::Full).size());
+    QCOMPARE(tuneCandidates(k, l, d, TuneLevel::None).size(), std::size_t(1));
   }
 
   // Every lowering case under every enumerated schedule gets a finite, positive estimate.
