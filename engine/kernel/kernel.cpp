@@ -260,6 +260,27 @@ std::vector<int32_t> Kernel::prune(std::vector<int32_t>& keep) {
   return survivingReads;
 }
 
+std::vector<int32_t> Kernel::shareCommonOps() {
+  std::vector<int32_t> map(size(), -1);
+  std::vector<KOp> kept;
+  for (std::size_t i = 0; i < size(); ++i) {
+    KOp o = ops[i];
+    for (int32_t& s : o.src) s = map[s];
+    int32_t same = -1;
+    if (o.kind != KOpKind::Param && o.kind != KOpKind::Store)
+      for (std::size_t j = 0; j < kept.size() && same < 0; ++j)
+        if (kept[j] == o) same = static_cast<int32_t>(j);
+    if (same >= 0) {
+      map[i] = same;
+      continue;
+    }
+    map[i] = static_cast<int32_t>(kept.size());
+    kept.push_back(std::move(o));
+  }
+  ops = std::move(kept);
+  return map;
+}
+
 uint64_t Kernel::hash() const {
   uint64_t h = 0x6b73'6b65'726e'656cull;
   auto mix = [&h](uint64_t v) {

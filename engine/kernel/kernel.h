@@ -83,6 +83,11 @@ class Kernel {
   // returns, for each surviving Read param in order, its old position in readParams().
   std::vector<int32_t> prune(std::vector<int32_t>& keep);
 
+  // Common-subexpression elimination: an op equal to an earlier one (same kind, operands after
+  // this rewrite, attributes, value) is dropped and its uses point at the earlier one; Params and
+  // Stores are never merged. Returns the old->new index map.
+  std::vector<int32_t> shareCommonOps();
+
   uint64_t hash() const;       // structural: the tuning-cache key
   std::string print() const;   // readable, stable text
   double flops() const;        // elementwise ops count once per output element, reduces per input element

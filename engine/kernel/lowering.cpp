@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/kernel/index_map.h"
 #include "engine/kernel/local_tiling.h"
+#include "engine/kernel/row_plan.h"
 
 namespace ks {
 
@@ -375,6 +376,35 @@ class LaunchBuilder {
               std::vector<Mask>(dst.size()), vals, w);
   }
 
+  // Combines every item's `value` over the group's first L items through local array `local`: a
+  // tree of halving steps, a barrier after each, so local[0] holds the total for every item.
+  void localTree(DType at, BinaryOp comb, const Idx& t, int64_t L, int32_t local, LArg value) {
+    const BufRef lbuf{BufRef::Space::Local, local};
+    LStmt st;
+    st.kind = LStmtKind::Store, st.buf = lbuf, st.index = t, st.args = {value};
+    emit(std::move(st));
+    emit(barrier());
+    for (int64_t half = L / 2; half >= 1; half /= 2) {
+      LStmt cond;
+      cond.kind = LStmtKind::If;
+      cond.mask.require(t, 0, half);
+      LStmt& placed = emit(std::move(cond));
+      pushBlock(&placed.body);
+      const int32_t a = newVar("v", at), b = newVar("v", at);
+      LStmt la;
+      la.kind = LStmtKind::Load, la.dst = a, la.buf = lbuf, la.index = t;
+      emit(la);
+      la.dst = b, la.index = idx::addc(t, half);
+      emit(la);
+      assign(a, comb, LArg::ofVar(a), LArg::ofVar(b));
+      LStmt sa;
+      sa.kind = LStmtKind::Store, sa.buf = lbuf, sa.index = t, sa.args = {LArg::ofVar(a)};
+      emit(std::move(sa));
+      popBlock();
+      emit(barrier());
+    }
+  }
+
   int64_t unroll = 1;
   bool splitAcc = false;
   const TileContext* tile = nullptr;
@@ -615,6 +645,17 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
   emitStores(lb, k, lk, stores, lanes, guards, paramPositions(k));
 }
 
+// The element of reduce R that output element `out` reads: its index carried down through the
+// movement ops between the reduce and the stores (checkSchedule made sure there is one).
+Lane reduceLane(const Kernel& k, const std::vector<int32_t>& stores, const Lane& out, int32_t R) {
+  std::vector<int32_t> values;
+  for (int32_t st : stores) values.push_back(k.at(st).src[1]);
+  const RowPlan p = rowReduces(k, values, out.idx, {});
+  for (const RowReduce& r : p.reduces)
+    if (r.reduce == R) return {r.idx, r.mask, nullptr, nullptr, nullptr};
+  unsupported("cooperative reduction: " + (p.why.empty() ? "the stores do not read the reduce" : p.why));
+}
+
 // Cooperative reduction of the kernel's only output-level reduce: a tree in local memory over
 // `localReduce` items and/or partials over `groupSplit` work-groups reduced by a second launch.
 void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores,
@@ -644,40 +685,18 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
     const Idx g = lb.special(SpecialKind::GroupId, 1, G - 1, "grp");
     const Idx o = lb.special(SpecialKind::GroupId, 2, O - 1, "o");
     Lane out{unflatten(o, S), {}, nullptr, nullptr, nullptr};
+    const Lane red = reduceLane(k, stores, out, R);
     const int64_t chunk = ceilDiv(K, G);
     const Idx lo = idx::mul(g, chunk);
     const Idx hi = G > 1 ? idx::min(idx::addc(lo, chunk), idx::cst(K)) : idx::cst(K);
     const int64_t u = std::min<int64_t>(s.unroll, std::max<int64_t>(1, chunk / Lr));
-    const int32_t acc = lb.reduceLoop(R, {out}, lo, hi, t, Lr, u, s.splitAcc && u > 1, 0)[0];
+    const int32_t acc = lb.reduceLoop(R, {red}, lo, hi, t, Lr, u, s.splitAcc && u > 1, 0)[0];
     LArg total = LArg::ofVar(acc);
     Mask first;
     first.require(t, 0, 1);
     if (Lr > 1) {
       L1.locals.push_back({at, Lr});
-      const BufRef lbuf{BufRef::Space::Local, 0};
-      LStmt st;
-      st.kind = LStmtKind::Store, st.buf = lbuf, st.index = t, st.args = {total};
-      lb.emit(std::move(st));
-      lb.emit(barrier());
-      for (int64_t half = Lr / 2; half >= 1; half /= 2) {
-        LStmt cond;
-        cond.kind = LStmtKind::If;
-        cond.mask.require(t, 0, half);
-        LStmt& placed = lb.emit(std::move(cond));
-        lb.pushBlock(&placed.body);
-        const int32_t a = lb.newVar("v", at), b = lb.newVar("v", at);
-        LStmt la;
-        la.kind = LStmtKind::Load, la.dst = a, la.buf = lbuf, la.index = t;
-        lb.emit(la);
-        la.dst = b, la.index = idx::addc(t, half);
-        lb.emit(la);
-        lb.assign(a, comb, LArg::ofVar(a), LArg::ofVar(b));
-        LStmt sa;
-        sa.kind = LStmtKind::Store, sa.buf = lbuf, sa.index = t, sa.args = {LArg::ofVar(a)};
-        lb.emit(std::move(sa));
-        lb.popBlock();
-        lb.emit(barrier());
-      }
+      lb.localTree(at, comb, t, Lr, 0, total);
     }
     LStmt cond;
     cond.kind = LStmtKind::If;
@@ -697,7 +716,7 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
       st.index = idx::add(idx::mul(o, G), g), st.args = {total};
       lb.emit(std::move(st));
     } else {
-      lb.preset(R, out, lb.finishReduce(R, total.var));
+      lb.preset(R, red, lb.finishReduce(R, total.var));
       emitStores(lb, k, lk, stores, {out}, {Mask{}}, pos);
     }
     lb.popBlock();
@@ -728,8 +747,69 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
   lb.emit(std::move(ld));
   lb.assign(acc, comb, LArg::ofVar(acc), LArg::ofVar(pv));
   lb.popBlock();
-  lb.preset(R, out, lb.finishReduce(R, acc));
+  lb.preset(R, reduceLane(k, stores, out, R), lb.finishReduce(R, acc));
   emitStores(lb, k, lk, stores, {out}, {Mask{}}, pos);
+}
+
+// A row kernel: one work-group of L items per output row. Item t outputs, and reduces, the runs
+// of `vec` elements starting at (t + L*j)*vec; each row reduce is combined over the group in local
+// memory and every item reads the total back, so the elementwise work after it finds the row's
+// values (and the loads) already in registers.
+void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
+  const Shape S = k.at(stores[0]).shape;
+  if (numel(S) == 0) return;
+  const Shape G = gridShape(S);
+  const std::size_t r = G.size();
+  const int64_t N = r >= 1 ? G[r - 1] : 1, M = r >= 2 ? G[r - 2] : 1, rows = numel(S) / N;
+  const int64_t L = s.rowItems, v = s.vec;
+  lk.launches.emplace_back();
+  LoweredLaunch& RL = lk.launches.back();
+  RL.name = "k" + std::to_string(lk.launches.size() - 1);
+  RL.global[0] = L, RL.global[1] = rows;
+  RL.local[0] = L, RL.local[1] = 1, RL.local[2] = 1;
+  LaunchBuilder lb(k, lk, RL);
+  const Idx t = lb.special(SpecialKind::LocalId, 0, L - 1, "tid");
+  const Idx row = lb.special(SpecialKind::GroupId, 1, rows - 1, "row");
+  const Idx b = idx::div(row, M), m = idx::mod(row, M);
+  auto runs = [&](int64_t len) {  // this item's elements of a row of `len`
+    std::vector<Idx> e;
+    for (int64_t j = 0; j < len / (L * v); ++j)
+      for (int64_t c = 0; c < v; ++c) e.push_back(idx::addc(idx::mul(idx::addc(t, L * j), v), c));
+    return e;
+  };
+  std::vector<Lane> lanes;
+  for (const Idx& n : runs(N)) lanes.push_back({outputIndex(S, b, m, n), {}, nullptr, nullptr, nullptr});
+  std::vector<int32_t> values;
+  for (int32_t st : stores) values.push_back(k.at(st).src[1]);
+  const RowPlan plan = rowReduces(k, values, lanes[0].idx, {t->var});
+  if (!plan.why.empty()) unsupported("row schedule: " + plan.why);
+  for (const RowReduce& rr : plan.reduces) {
+    const KOp& R = k.at(rr.reduce);
+    const DType at = accDType(R.dtype);
+    const BinaryOp comb = combineOf(R.reduceOp());
+    std::vector<Lane> inner;
+    for (const Idx& e : runs(k.at(R.src[0]).shape.back())) {
+      Lane in{rr.idx, rr.mask, nullptr, nullptr, nullptr};
+      in.idx.push_back(e);
+      inner.push_back(std::move(in));
+    }
+    const std::vector<LArg> vals = lb.compute(R.src[0], inner, 1);
+    const int32_t acc = lb.newAccumulator(identityOf(R.reduceOp(), at));
+    for (const LArg& x : vals) lb.assign(acc, comb, LArg::ofVar(acc), x);
+    LArg total = LArg::ofVar(acc);
+    if (L > 1) {
+      const auto local = static_cast<int32_t>(RL.locals.size());
+      RL.locals.push_back({at, L});
+      lb.localTree(at, comb, t, L, local, total);
+      const int32_t back = lb.newVar("v", at);
+      LStmt la;
+      la.kind = LStmtKind::Load, la.dst = back, la.buf = {BufRef::Space::Local, local}, la.index = idx::cst(0);
+      lb.emit(std::move(la));
+      total = LArg::ofVar(back);
+    }
+    lb.preset(rr.reduce, {rr.idx, rr.mask, nullptr, nullptr, nullptr}, lb.finishReduce(rr.reduce, total.var));
+  }
+  emitStores(lb, k, lk, stores, lanes, std::vector<Mask>(lanes.size()), paramPositions(k));
 }
 
 }  // namespace
@@ -763,7 +843,8 @@ LoweredKernel lowerKernel(const Kernel& k, const Schedule& s, const DeviceLimits
       gridLaunch(k, lk, Schedule{}, stores);
       continue;
     }
-    if (s.localReduce > 1 || s.groupSplit > 1) cooperativeLaunches(k, lk, s, stores, g.topReduce);
+    if (s.rowItems > 0) rowLaunch(k, lk, s, stores);
+    else if (s.localReduce > 1 || s.groupSplit > 1) cooperativeLaunches(k, lk, s, stores, g.topReduce);
     else gridLaunch(k, lk, s, stores);
   }
   if (std::string e = verifyLowered(lk); !e.empty())

@@ -7,6 +7,7 @@
 #include "engine/kernel/index_map.h"
 #include "engine/kernel/kernel.h"
 #include "engine/kernel/local_tiling.h"
+#include "engine/kernel/row_plan.h"
 
 namespace ks {
 
@@ -20,6 +21,7 @@ std::string Schedule::str() const {
   if (localReduce != 1) add("lred=" + std::to_string(localReduce));
   if (groupSplit != 1) add("split=" + std::to_string(groupSplit));
   if (localTileK != 0) add("ltile=" + std::to_string(localTileK));
+  if (rowItems != 0) add("row=" + std::to_string(rowItems));
   return s.empty() ? "default" : s;
 }
 
@@ -27,7 +29,7 @@ nlohmann::json Schedule::toJson() const {
   return {{"wg_n", wgN},       {"wg_m", wgM},          {"tile_m", tileM},
           {"tile_n", tileN},   {"vec", vec},           {"unroll", unroll},
           {"split_acc", splitAcc}, {"local_reduce", localReduce}, {"group_split", groupSplit},
-          {"local_tile_k", localTileK}};
+          {"local_tile_k", localTileK}, {"row_items", rowItems}};
 }
 
 Schedule Schedule::fromJson(const nlohmann::json& j) {
@@ -42,6 +44,7 @@ Schedule Schedule::fromJson(const nlohmann::json& j) {
   s.localReduce = j.value("local_reduce", int64_t{1});
   s.groupSplit = j.value("group_split", int64_t{1});
   s.localTileK = j.value("local_tile_k", int64_t{0});
+  s.rowItems = j.value("row_items", int64_t{0});
   return s;
 }
 
@@ -57,7 +60,72 @@ void collectTopReduces(const Kernel& k, int32_t op, std::vector<int32_t>& out, s
   for (int32_t s : o.src) collectTopReduces(k, s, out, seen);
 }
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Row lanes are exact: the items of a row group partition the row (and every row reduce's
+// reduced axis) into runs of `vec`, at most 64 elements per item, so every item reaches every
+// barrier and no lane needs a guard.
+std::string checkRowSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits, const KernelGridInfo& g) {
+  const Schedule plain = [&] {
+    Schedule p;
+    p.rowItems = s.rowItems, p.vec = s.vec;
+    return p;
+  }();
+  if (!(s == plain)) return "a row schedule sets its own grid (only row and vec)";
+  const int64_t L = s.rowItems;
+  if (!isPow2(L)) return "row items must be a power of two";
+  if (L > limits.maxWorkGroupSize) return "row group larger than the device allows";
+  if (!isPow2(s.vec) || s.vec > 16) return "vector width must be 1, 2, 4, 8 or 16";
+  const RowPlan plan = planRows(k);
+  if (!plan.why.empty()) return "row schedule: " + plan.why;
+  if (g.N % (L * s.vec) != 0) return "row schedule: the row does not split evenly into the items' runs";
+  if (g.N / L > 64) return "row schedule: more than 64 elements per item";
+  for (const RowReduce& r : plan.reduces) {
+    const int64_t K = k.at(k.at(r.reduce).src[0]).shape.back();
+    if (K % (L * s.vec) != 0 || K / L > 64) return "row schedule: a row reduce's length does not split over the items";
+  }
+  if (static_cast<int64_t>(plan.reduces.size()) * L * 8 > limits.localMemBytes) return "row schedule: not enough local memory";
+  return {};
+}
+
+// "" when every primary output element reads the output-level reduce at one element.
+std::string reduceReadOnce(const Kernel& k, const KernelGridInfo& g) {
+  const Shape& S = k.at(g.primaryStore).shape;
+  const Idx flat = idx::var(-1, "__o", 0, std::max<int64_t>(numel(S) - 1, 0));
+  std::vector<int32_t> values;
+  for (int32_t st : k.storeOps())
+    if (k.at(st).shape == S) values.push_back(k.at(st).src[1]);
+  const RowPlan p = rowReduces(k, values, unflatten(flat, S), {});
+  for (const RowReduce& r : p.reduces)
+    if (r.reduce == g.topReduce) return {};
+  return p.why.empty() ? "the stores do not read the reduce" : p.why;
+}
+
+// Row schedules that fit: groups from `minItems` up, runs of `vecs`.
+std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits, const std::vector<int64_t>& vecs,
+                                    int64_t maxItems) {
+  std::vector<Schedule> out;
+  for (int64_t L = 1; L <= std::min(maxItems, limits.maxWorkGroupSize); L *= 2)
+    for (int64_t v : vecs) {
+      Schedule s;
+      s.rowItems = L, s.vec = v;
+      if (checkSchedule(k, s, limits).empty()) out.push_back(s);
+    }
+  return out;
+}
 }  // namespace
+
+std::optional<Schedule> rowSchedule(const Kernel& k, const DeviceLimits& limits) {
+  if (!planRows(k).why.empty()) return std::nullopt;
+  // A GPU wants a wide group of 4-wide runs; a CPU driver a narrow one (PoCL compiles wide barrier
+  // trees for minutes) of long runs. The first that fits, the widest vector first.
+  const std::vector<int64_t> vecs = limits.gpu ? std::vector<int64_t>{4, 2, 1} : std::vector<int64_t>{8, 4, 2, 1};
+  const std::vector<Schedule> c = rowCandidates(k, limits, vecs, limits.gpu ? 1024 : 64);
+  if (c.empty()) return std::nullopt;
+  if (!limits.gpu) return c.front();  // the narrowest group
+  for (const Schedule& s : c)
+    if (s.rowItems >= 128) return s;
+  return c.back();
+}
 
 KernelGridInfo kernelGridInfo(const Kernel& k) {
   KernelGridInfo g;
@@ -96,7 +164,8 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
       if (o.dtype == DType::F64) return "the device has no fp64";
   for (int64_t v : {s.wgM, s.tileM, s.tileN, s.vec, s.unroll, s.localReduce, s.groupSplit})
     if (v < 1) return "schedule values must be positive";
-  if (s.wgN < 0) return "schedule values must be positive";
+  if (s.wgN < 0 || s.rowItems < 0) return "schedule values must be positive";
+  if (s.rowItems > 0) return checkRowSchedule(k, s, limits, g);
   if (s.wgN == 0 && s.wgM != 1) return "wgM needs an explicit wgN";
   const int64_t wgSize = std::max<int64_t>(s.wgN, 1) * s.wgM;
   if (wgSize > limits.maxWorkGroupSize) return "work-group larger than the device allows";
@@ -116,11 +185,11 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
   }
   const bool cooperative = s.localReduce > 1 || s.groupSplit > 1;
   if (cooperative) {
-    // A movement op between the reduce and its store (a permute/reshape of the reduced value)
-    // made the cooperative lowering index the reduce by the store's grid and read out of bounds
-    // (a crash in the driver on the transformer's attention); until it maps the view back, refuse.
-    if (k.hasMoveAfterReduce()) return "cooperative reduction with a movement op after the reduce is not supported";
     if (g.topReduce < 0) return "cooperative reduction needs exactly one reduce at output level";
+    // Movement ops between the reduce and its stores: the lowering carries each output element's
+    // index down to the reduce's element, which must be one element per output.
+    if (k.hasMoveAfterReduce())
+      if (std::string why = reduceReadOnce(k, g); !why.empty()) return "cooperative reduction: " + why;
     if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
     if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";
@@ -152,6 +221,16 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
 
 std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& limits, TuneLevel level) {
   std::vector<Schedule> cands{Schedule{}};
+  if (const std::optional<Schedule> row = rowSchedule(k, limits)) {
+    // A row kernel's default recomputes every row reduce per element: the row schedules only.
+    cands = {*row};
+    if (level == TuneLevel::None) return cands;
+    const bool full = level == TuneLevel::Full;
+    for (const Schedule& s : rowCandidates(k, limits, full ? std::vector<int64_t>{1, 2, 4, 8} : std::vector<int64_t>{4},
+                                           limits.gpu ? 1024 : 64))
+      if (std::find(cands.begin(), cands.end(), s) == cands.end()) cands.push_back(s);
+    return cands;
+  }
   if (level == TuneLevel::None) return cands;
   const KernelGridInfo g = kernelGridInfo(k);
   const bool hasReduce = g.topReduceCount > 0;

@@ -2,6 +2,7 @@
 // work-items. The autotuner searches over these; every schedule computes the same values.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct Schedule {
   int64_t groupSplit = 1;      // work-groups per reduction: partials + a second pass
   int64_t localTileK = 0;      // > 0: the reduce's operands are staged in local memory in blocks of
                                // this many reduced elements (matmul-like kernels; local_tiling.h)
+  int64_t rowItems = 0;        // > 0: one work-group of this many items per output row, every reduce
+                               // constant along the row computed once by the group (row_plan.h)
 
   bool operator==(const Schedule&) const = default;
   std::string str() const;  // "wg=16x4 tile=4x4 vec=4 unroll=4" (defaults omitted; "default")
@@ -42,11 +45,15 @@ struct Schedule {
   static Schedule fromJson(const nlohmann::json& j);
 };
 
+// The row schedule the default stands in for: a row kernel's plain default recomputes each row
+// reduce once per element. `nullopt` when the kernel is no row kernel or no row schedule fits.
+std::optional<Schedule> rowSchedule(const Kernel& k, const DeviceLimits& limits);
+
 // Why a schedule cannot apply to a kernel on a device, or "" when it can.
 std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits);
 
-// The valid candidates, default first: None gives only the default; Quick a handful; Full dozens
-// (at least 16 for a matmul-like kernel).
+// The valid candidates, the reference first (the default, or for a row kernel its row schedule):
+// None gives only that one; Quick a handful; Full dozens (at least 16 for a matmul-like kernel).
 std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& limits, TuneLevel level);
 
 // Facts about a kernel's primary output that schedules depend on.

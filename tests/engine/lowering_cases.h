@@ -113,6 +113,37 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.reduce(k.reduce(x, ReduceOp::Sum), ReduceOp::Sum));
     cs.push_back({"nested_reduce", k, 20});
   }
+  {  // softmax as the row-normalization rule fuses it: max and sum broadcast back over the row
+    Kernel k;
+    const int64_t R = 6, N = 64;
+    const int32_t x = rd(k, DType::F32, {R, N}), o = rw(k, DType::F32, {R, N});
+    auto back = [&](int32_t v) { return k.move(k.move(v, MoveKind::Reshape, {R, 1}), MoveKind::Expand, {R, N}); };
+    const int32_t e = k.unary(k.binary(x, back(k.reduce(x, ReduceOp::Max)), BinaryOp::Sub), UnaryOp::Exp);
+    k.store(o, k.binary(e, back(k.reduce(e, ReduceOp::Sum)), BinaryOp::Div));
+    cs.push_back({"softmax_row", k, N});
+  }
+  {  // layer norm over [2, 3, 32] rows with a scale: the variance reduce reads the mean reduce
+    Kernel k;
+    const int64_t N = 32;
+    const Shape S{2, 3, N};
+    const int32_t x = rd(k, DType::F32, S), gm = rd(k, DType::F32, {N}), o = rw(k, DType::F32, S);
+    auto back = [&](int32_t v) { return k.move(k.move(v, MoveKind::Reshape, {2, 3, 1}), MoveKind::Expand, S); };
+    const int32_t inv = k.constant(Scalar::of(DType::F32, 1.0 / N));
+    const int32_t d = k.binary(x, back(k.binary(k.reduce(x, ReduceOp::Sum), inv, BinaryOp::Mul)), BinaryOp::Sub);
+    const int32_t var = k.binary(k.reduce(k.binary(d, d, BinaryOp::Mul), ReduceOp::Sum), inv, BinaryOp::Mul);
+    const int32_t rs = k.unary(k.binary(var, k.constant(Scalar::of(DType::F32, 1e-5)), BinaryOp::Add), UnaryOp::Rsqrt);
+    const int32_t g = k.move(k.move(gm, MoveKind::Reshape, {1, 1, N}), MoveKind::Expand, S);
+    k.store(o, k.binary(k.binary(d, back(rs), BinaryOp::Mul), g, BinaryOp::Mul));
+    cs.push_back({"layer_norm_row", k, N});
+  }
+  {  // a long reduce whose result is permuted and padded before its store (cooperative after movement)
+    Kernel k;
+    const int32_t x = rd(k, DType::F32, {3, 4, 200}), o = rw(k, DType::F32, {5, 3});
+    int32_t v = k.move(k.reduce(x, ReduceOp::Sum), MoveKind::Permute, {1, 0});  // [4, 3]
+    v = k.move(v, MoveKind::Pad, {0, 1, 0}, Scalar::of(DType::F32, 7));        // [5, 3]
+    k.store(o, k.unary(v, UnaryOp::Neg));
+    cs.push_back({"reduce_then_move", k, 200});
+  }
   cs.push_back(matmulCase("matmul_odd", 13, 17, 19, true));
   cs.push_back(matmulCase("matmul_even", 16, 32, 24, false));
   {  // batched matmul form over [B, M, N, K]
@@ -229,6 +260,9 @@ inline std::vector<Schedule> optionSchedules() {
   add([](Schedule& s) { s.groupSplit = 16, s.unroll = 8, s.vec = 8, s.splitAcc = true; });
   add([](Schedule& s) { s.wgN = 4, s.wgM = 2, s.tileM = 2, s.tileN = 4, s.vec = 4, s.localTileK = 8; });
   add([](Schedule& s) { s.wgN = 4, s.wgM = 4, s.tileN = 2, s.unroll = 4, s.localTileK = 8; });
+  add([](Schedule& s) { s.rowItems = 4, s.vec = 2; });
+  add([](Schedule& s) { s.rowItems = 1; });
+  add([](Schedule& s) { s.rowItems = 8, s.wgN = 8; });  // refused: a row schedule sets its own grid
   add([](Schedule& s) { s.vec = 3; });
   return v;
 }
