@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/kernel/schedule.h"
 #include "engine/kernelizer/gap_filler.h"
 
 namespace ks {
@@ -143,6 +144,97 @@ void Kernelizer::kernelizeRegion(const std::unordered_set<ClassId>& inputs, cons
     checkInvariants();
   }
   checkRegionEnd();
+  fuseRowNormalizations();
+  checkInvariants();
+}
+
+void Kernelizer::fuseRowNormalizations() {
+  curLabel_ = "row normalization";
+  for (bool changed = true; changed;) {
+    changed = false;
+    // Counts taken once per round: a merge only lowers them (shared loads), so a stale count can
+    // only postpone a merge to the next round.
+    std::unordered_map<ClassId, int> loaders;
+    std::unordered_map<ClassId, int32_t> producer;
+    std::vector<int32_t> ids;
+    for (const auto& [kid, w] : kernels_) {
+      ids.push_back(kid);
+      for (ClassId l : w.loads) ++loaders[l];
+      if (w.phase == phase_ && w.stores.size() == 1 && w.k.isReduce()) producer[w.stores[0]] = kid;
+    }
+    for (int32_t qid : ids) {
+      if (!kernels_.count(qid) || get(qid).phase != phase_) continue;
+      const std::vector<ClassId> loads = get(qid).loads;
+      for (ClassId c : loads) {
+        auto p = producer.find(c);
+        if (p == producer.end() || p->second == qid || !kernels_.count(p->second) || loaders[c] != 1 || outputSet_.count(c))
+          continue;
+        if (inlineProducer(p->second, qid, c)) {
+          producer.erase(p);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+// The consumer with the producer's ops in front and its load of `c` replaced by the value the
+// producer stored; loads of one class are shared, and so are the ops both computed.
+bool Kernelizer::inlineProducer(int32_t producer, int32_t consumer, ClassId c) {
+  const Work& p = get(producer);
+  const Work& q = get(consumer);
+  Work m;
+  m.phase = q.phase;
+  m.stores = q.stores;
+  std::map<uint32_t, int32_t> paramOf;  // class -> Read param in m
+  int32_t stored = -1;                  // the producer's stored value in m
+  auto copy = [&](const Work& w, bool isProducer) {
+    std::vector<int32_t> map(w.k.size(), -1);
+    std::size_t read = 0;
+    for (std::size_t i = 0; i < w.k.size(); ++i) {
+      const KOp& o = w.k.ops[i];
+      if (o.kind == KOpKind::Param && o.paramKind() == ParamKind::Read) {
+        const ClassId l = w.loads.at(read++);
+        if (!isProducer && l == c) {
+          map[i] = stored;
+        } else if (auto it = paramOf.find(l.v); it != paramOf.end()) {
+          map[i] = it->second;
+        } else {
+          map[i] = paramOf[l.v] = m.k.push(o);
+          m.loads.push_back(l);
+          m.opClass.push_back(ClassId{});
+        }
+        continue;
+      }
+      if (isProducer && o.kind == KOpKind::Store) {
+        stored = map[o.src[1]];
+        continue;
+      }
+      if (isProducer && o.kind == KOpKind::Param) continue;  // the producer's ReadWrite param
+      KOp n = o;
+      for (int32_t& src : n.src) src = map[src];
+      map[i] = m.k.push(std::move(n));
+      m.opClass.push_back(w.opClass[i]);
+    }
+  };
+  copy(p, true);
+  copy(q, false);
+  const std::vector<int32_t> shared = m.k.shareCommonOps();
+  std::vector<ClassId> opClass(m.k.size());
+  for (std::size_t i = 0; i < shared.size(); ++i)
+    if (!opClass[shared[i]].valid()) opClass[shared[i]] = m.opClass[i];
+  m.opClass = std::move(opClass);
+  if (!verifyKernel(m.k).empty() || !rowSchedule(m.k, DeviceLimits{})) return false;
+  const std::string pn = kname(producer), qn = kname(consumer);
+  removeKernel(producer);
+  mut(consumer) = std::move(m);
+  record(FusionAction::Merge,
+         {"row-normalization", pn + " reduces along the rows " + qn + " broadcasts " + cls(c) +
+                                   " back over: one kernel per row computes the reduce and the elementwise work, the "
+                                   "row kept in registers (" + cls(c) + " is no longer stored)"},
+         {producer, consumer}, c);
+  return true;
 }
 
 void Kernelizer::processClass(ClassId c) {
@@ -513,6 +605,7 @@ Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
     }
     pruned.stores = w.stores;
     pruned.outputs = w.outputs;
+    pruned.phase = w.phase;
     // outputs holds one slot per remaining consumer: remap each class once, not once per slot.
     std::unordered_set<ClassId> remapped;
     for (ClassId c : w.outputs)

@@ -67,6 +67,10 @@ class Kernelizer {
                        const std::unordered_set<ClassId>& allowed);
   void processClass(ClassId c);
   void storeIfAot(ClassId c);
+  // After a region: a reduce kernel whose only stored value is loaded only by one kernel is
+  // inlined into it when the result is a row kernel (softmax, layer norm: one pass per row).
+  void fuseRowNormalizations();
+  bool inlineProducer(int32_t producer, int32_t consumer, ClassId c);
   void storeIfOutput(ClassId c);
 
   // Arms.

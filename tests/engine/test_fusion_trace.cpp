@@ -66,11 +66,19 @@ class TestFusionTrace : public QObject {
     QVERIFY(!r.error);
     QVERIFY(r.trace.stateAfter(0).empty());
     // The number of kernels after each step, hand-followed from the seed's rules: load x, duplicate
-    // its loader for the max, ... ; at the end exactly three.
-    std::size_t maxKernels = 0;
+    // its loader for the max, ... ; three at the end of the region (max, exp-sum, divide), which
+    // the row-normalization rule then inlines into one row kernel.
+    std::size_t maxKernels = 0, rowSteps = 0;
     for (std::size_t n = 0; n <= r.trace.steps.size(); ++n) maxKernels = std::max(maxKernels, r.trace.stateAfter(n).size());
+    for (const FusionStep& st : r.trace.steps)
+      if (st.rule == "row-normalization") {
+        QVERIFY(st.action == FusionAction::Merge && st.kernels.size() == 2);
+        QCOMPARE(r.trace.stateAfter(st.index).size(), std::size_t(3 - rowSteps));
+        ++rowSteps;
+      }
     QVERIFY(maxKernels >= 3);
-    QCOMPARE(r.trace.finalState().size(), std::size_t(3));
+    QCOMPARE(rowSteps, std::size_t(2));
+    QCOMPARE(r.trace.finalState().size(), std::size_t(1));
     // Incremental replay and stateAfter agree.
     TraceState s;
     for (std::size_t i = 0; i < r.trace.steps.size(); ++i) {
@@ -138,10 +146,11 @@ class TestFusionTrace : public QObject {
   }
 
   void explainStoreOnPath() {
-    // sum(x) expanded back onto x: the expand stores the sum; the final sub is in another kernel.
+    // sum(x) over the first axis expanded back onto x: the sum varies along the output's rows, so
+    // the expand stores it and the final sub is in another kernel.
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {5, 6});
-    Value s = op::sum(x, {1}, true);
+    Value s = op::sum(x, {0}, true);
     Value y = op::sub(x, s);
     b.output("y", y);
     const Program p = b.finish();
@@ -156,6 +165,21 @@ class TestFusionTrace : public QObject {
     QCOMPARE(r.trace.explainSeparation(y.id(), red, &p.graph).step, sep.step);
     // Without the graph the answer still names a step.
     QVERIFY(r.trace.explainSeparation(red, y.id()).step >= 0);
+  }
+
+  void explainRowNormalization() {
+    // sum(x) over the last axis broadcast back: one row kernel; the answer names the rule.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {5, 6});
+    Value y = op::sub(x, op::sum(x, {1}, true));
+    b.output("y", y);
+    const Program p = b.finish();
+    const KernelizeResult r = kernelize(p.graph, p.outputClasses());
+    const ClassId red = findClass(p.graph, NodeKind::Reduce);
+    QVERIFY(r.trace.explainSeparation(red, y.id(), &p.graph).sameKernel);
+    QCOMPARE(r.kernels.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(r.trace.steps.back().rule), QString("row-normalization"));
+    QVERIFY(r.trace.steps.back().action == FusionAction::Merge);
   }
 
   void explainSplitByDuplication() {

@@ -27,8 +27,9 @@ QString kernelProblems(const KernelizeResult& r) {
     if (k.stores.empty()) return where + "kernel without a store";
     for (ClassId l : k.loads)
       if (std::find(k.stores.begin(), k.stores.end(), l) != k.stores.end()) return where + "loads what it stores";
-    // No kernel recomputes a reduction once per element of a later expand.
-    for (std::size_t i = 0; i < k.kernel.size(); ++i) {
+    // No kernel recomputes a reduction once per element of a later expand (a row kernel computes
+    // it once per row).
+    for (std::size_t i = 0; i < k.kernel.size() && !rowSchedule(k.kernel, DeviceLimits{}); ++i) {
       const KOp& o = k.kernel.ops[i];
       if (o.kind == KOpKind::Move && o.moveKind() == MoveKind::Expand &&
           k.kernel.isPrecededByReduce(static_cast<int32_t>(i)))
@@ -118,31 +119,33 @@ class TestKernelizer : public QObject {
     checkReplay(r);
   }
 
-  void softmaxIsThreeKernels_data() {
+  void softmaxKernels_data() {
     QTest::addColumn<Shape>("shape");
     QTest::addColumn<int>("axis");
-    QTest::newRow("2d last") << Shape{4, 8} << -1;
-    QTest::newRow("3d last") << Shape{2, 3, 5} << -1;
-    QTest::newRow("3d middle") << Shape{2, 3, 5} << 1;
-    QTest::newRow("1d") << Shape{7} << 0;
+    QTest::addColumn<int>("kernels");
+    // Along the last axis the row is the output's N axis: one row kernel. Along a middle axis the
+    // reduced values vary along the output's rows: max, exp-sum and divide kernels.
+    QTest::newRow("2d last") << Shape{4, 8} << -1 << 1;
+    QTest::newRow("3d last") << Shape{2, 3, 5} << -1 << 1;
+    QTest::newRow("3d middle") << Shape{2, 3, 5} << 1 << 3;
+    QTest::newRow("1d") << Shape{7} << 0 << 1;
   }
-  void softmaxIsThreeKernels() {
+  void softmaxKernels() {
     QFETCH(Shape, shape);
     QFETCH(int, axis);
+    QFETCH(int, kernels);
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, shape);
     b.output("out", op::softmax(x, axis));
     const Program p = b.finish();
     const KernelizeResult r = kernelizeProgram(p);
     QVERIFY2(!r.error, r.error ? r.error->what() : "");
-    // max kernel, exp-sum kernel (recomputes exp(x - max) rather than storing it), divide kernel.
-    QCOMPARE(r.kernels.size(), std::size_t(3));
+    QCOMPARE(r.kernels.size(), std::size_t(kernels));
     int reduces = 0;
     for (const FusedKernel& k : r.kernels) reduces += countKind(k, KOpKind::Reduce);
-    QCOMPARE(reduces, 2);
+    QCOMPARE(reduces, 2);  // the row kernel computes exp(x - max) once for the sum and the output
     QCOMPARE(kernelProblems(r), QString());
     checkReplay(r);
-    // The max and the output are in different kernels because the expanded max was stored.
     ClassId maxClass;
     for (std::size_t c = 0; c < p.graph.classCount(); ++c)
       if (p.graph.structural(ClassId(c)).kind == NodeKind::Reduce &&
@@ -150,12 +153,22 @@ class TestKernelizer : public QObject {
         maxClass = ClassId(c);
     QVERIFY(maxClass.valid());
     const Separation s = r.trace.explainSeparation(maxClass, p.outputs[0].cls, &p.graph);
-    QVERIFY(!s.sameKernel);
-    QCOMPARE(QString::fromStdString(s.rule), QString("expand-stores-computed"));
-    QVERIFY(s.step >= 0);
+    int rowSteps = 0;
+    for (const FusionStep& st : r.trace.steps) rowSteps += st.rule == "row-normalization";
+    if (kernels == 1) {
+      QVERIFY(s.sameKernel);
+      QCOMPARE(rowSteps, 2);  // the sum kernel, then the max kernel, inlined into the output's
+      QCOMPARE(int(r.kernels[0].kernel.readParams().size()), 1);  // x loaded once
+      QVERIFY(rowSchedule(r.kernels[0].kernel, DeviceLimits{}).has_value());
+    } else {
+      QVERIFY(!s.sameKernel);
+      QCOMPARE(QString::fromStdString(s.rule), QString("expand-stores-computed"));
+      QVERIFY(s.step >= 0);
+      QCOMPARE(rowSteps, 0);
+    }
   }
 
-  void layerNormAtMostThreeKernels() {
+  void layerNormIsOneRowKernel() {
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {6, 10});
     Value w = b.input("w", DType::F32, {10});
@@ -163,23 +176,27 @@ class TestKernelizer : public QObject {
     b.output("out", op::layerNorm(x, w, bias));
     const KernelizeResult r = kernelizeProgram(b.finish());
     QVERIFY2(!r.error, r.error ? r.error->what() : "");
-    QVERIFY2(r.kernels.size() <= 3, qPrintable(QString("%1 kernels").arg(r.kernels.size())));
-    QCOMPARE(r.kernels.size(), std::size_t(3));  // mean, variance, normalize (hand-worked)
+    QCOMPARE(r.kernels.size(), std::size_t(1));  // mean, variance and normalize in one row kernel
+    QCOMPARE(int(r.kernels[0].loads.size()), 3);
     QCOMPARE(kernelProblems(r), QString());
     checkReplay(r);
   }
 
   void reduceThenExpandStoresFirst() {
-    // x - sum(x) broadcast back: the sum must be stored, never recomputed per element.
-    ProgramBuilder b;
-    Value x = b.input("x", DType::F32, {5, 6});
-    Value s = op::sum(op::exp(x), {1}, true);
-    b.output("out", op::sub(x, s));
-    const KernelizeResult r = kernelizeProgram(b.finish());
-    QVERIFY2(!r.error, r.error ? r.error->what() : "");
-    QCOMPARE(r.kernels.size(), std::size_t(2));
-    QCOMPARE(kernelProblems(r), QString());
-    checkReplay(r);
+    // x - sum(x) broadcast back over the output's rows (a reduce over the first axis varies along
+    // them): the sum must be stored, never recomputed per element. Over the last axis it is a
+    // row kernel instead.
+    for (int axis : {0, 1}) {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {5, 6});
+      Value s = op::sum(op::exp(x), {axis}, true);
+      b.output("out", op::sub(x, s));
+      const KernelizeResult r = kernelizeProgram(b.finish());
+      QVERIFY2(!r.error, r.error ? r.error->what() : "");
+      QCOMPARE(r.kernels.size(), std::size_t(axis == 0 ? 2 : 1));
+      QCOMPARE(kernelProblems(r), QString());
+      checkReplay(r);
+    }
   }
 
   void fanOutAfterReduceIsStored() {
@@ -466,9 +483,9 @@ class TestKernelizer : public QObject {
     const KernelizeResult r = kernelizeProgram(p);
     const qint64 ms = timer.elapsed();
     QVERIFY2(!r.error, r.error ? r.error->what() : "");
-    // Per layer: matmul+relu (stored: it follows a reduce and feeds both max and sub), max,
-    // exp-sum (recomputes exp(x - max)), divide.
-    QCOMPARE(r.kernels.size(), std::size_t(150 * 4));
+    // Per layer: matmul+relu (stored: it follows a reduce and feeds both max and sub), and the
+    // softmax as one row kernel (max, exp-sum and divide inlined).
+    QCOMPARE(r.kernels.size(), std::size_t(150 * 2));
     checkReplay(r);
     RandomProgramOptions o;
     o.minOps = o.maxOps = 600;
