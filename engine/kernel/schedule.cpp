@@ -64,27 +64,48 @@ bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // Row lanes are exact: the items of a row group partition the row (and every row reduce's
 // reduced axis) into runs of `vec`, at most 64 elements per item, so every item reaches every
 // barrier and no lane needs a guard.
-std::string checkRowSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits, const KernelGridInfo& g) {
-  const Schedule plain = [&] {
-    Schedule p;
-    p.rowItems = s.rowItems, p.vec = s.vec;
-    return p;
-  }();
-  if (!(s == plain)) return "a row schedule sets its own grid (only row and vec)";
-  const int64_t L = s.rowItems;
+std::string rowFit(const Kernel& k, const RowPlan& plan, const KernelGridInfo& g, int64_t L, int64_t vec,
+                   const DeviceLimits& limits) {
   if (!isPow2(L)) return "row items must be a power of two";
   if (L > limits.maxWorkGroupSize) return "row group larger than the device allows";
-  if (!isPow2(s.vec) || s.vec > 16) return "vector width must be 1, 2, 4, 8 or 16";
-  const RowPlan plan = planRows(k);
+  if (!isPow2(vec) || vec > 16) return "vector width must be 1, 2, 4, 8 or 16";
   if (!plan.why.empty()) return "row schedule: " + plan.why;
-  if (g.N % (L * s.vec) != 0) return "row schedule: the row does not split evenly into the items' runs";
+  if (g.N % (L * vec) != 0) return "row schedule: the row does not split evenly into the items' runs";
   if (g.N / L > 64) return "row schedule: more than 64 elements per item";
   for (const RowReduce& r : plan.reduces) {
     const int64_t K = k.at(k.at(r.reduce).src[0]).shape.back();
-    if (K % (L * s.vec) != 0 || K / L > 64) return "row schedule: a row reduce's length does not split over the items";
+    if (K % (L * vec) != 0 || K / L > 64) return "row schedule: a row reduce's length does not split over the items";
   }
   if (static_cast<int64_t>(plan.reduces.size()) * L * 8 > limits.localMemBytes) return "row schedule: not enough local memory";
   return {};
+}
+
+std::string checkRowSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits, const KernelGridInfo& g) {
+  Schedule plain;
+  plain.rowItems = s.rowItems, plain.vec = s.vec;
+  if (!(s == plain)) return "a row schedule sets its own grid (only row and vec)";
+  return rowFit(k, planRows(k), g, s.rowItems, s.vec, limits);
+}
+
+// Row schedules that fit (the kernel walked once): groups from 1 item up to `maxItems`, runs of `vecs`.
+std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits, const std::vector<int64_t>& vecs,
+                                    int64_t maxItems) {
+  std::vector<Schedule> out;
+  const KernelGridInfo g = kernelGridInfo(k);
+  if (g.primaryStore < 0) return out;
+  if (!limits.fp64)
+    for (const KOp& o : k.ops)
+      if (o.dtype == DType::F64) return out;
+  const RowPlan plan = planRows(k);
+  if (!plan.why.empty()) return out;
+  for (int64_t L = 1; L <= std::min(maxItems, limits.maxWorkGroupSize); L *= 2)
+    for (int64_t v : vecs)
+      if (rowFit(k, plan, g, L, v, limits).empty()) {
+        Schedule s;
+        s.rowItems = L, s.vec = v;
+        out.push_back(s);
+      }
+  return out;
 }
 
 // "" when every primary output element reads the output-level reduce at one element.
@@ -100,22 +121,9 @@ std::string reduceReadOnce(const Kernel& k, const KernelGridInfo& g) {
   return p.why.empty() ? "the stores do not read the reduce" : p.why;
 }
 
-// Row schedules that fit: groups from `minItems` up, runs of `vecs`.
-std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits, const std::vector<int64_t>& vecs,
-                                    int64_t maxItems) {
-  std::vector<Schedule> out;
-  for (int64_t L = 1; L <= std::min(maxItems, limits.maxWorkGroupSize); L *= 2)
-    for (int64_t v : vecs) {
-      Schedule s;
-      s.rowItems = L, s.vec = v;
-      if (checkSchedule(k, s, limits).empty()) out.push_back(s);
-    }
-  return out;
-}
 }  // namespace
 
 std::optional<Schedule> rowSchedule(const Kernel& k, const DeviceLimits& limits) {
-  if (!planRows(k).why.empty()) return std::nullopt;
   // A GPU wants a wide group of 4-wide runs; a CPU driver a narrow one (PoCL compiles wide barrier
   // trees for minutes) of long runs. The first that fits, the widest vector first.
   const std::vector<int64_t> vecs = limits.gpu ? std::vector<int64_t>{4, 2, 1} : std::vector<int64_t>{8, 4, 2, 1};

@@ -132,12 +132,13 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g
   }
   TraceState s;
   bool together = false;
-  int32_t splitAt = -1, splitKernel = -1, lastTogetherKernel = -1;
+  int32_t splitAt = -1, splitKernel = -1, lastTogetherKernel = -1, joinedAt = -1;
   int32_t firstA = -1, firstB = -1;
   for (const FusionStep& st : steps) {
     st.diff.applyTo(s);
     const int32_t k = kernelHoldingBoth(s, a, b);
     if (k >= 0) {
+      if (!together) joinedAt = st.index;
       together = true;
       lastTogetherKernel = k;
       splitAt = -1;
@@ -152,6 +153,12 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g
   if (const int32_t k = kernelHoldingBoth(s, a, b); k >= 0) {
     r.sameKernel = true;
     r.text = na + " and " + nb + " are computed in the same kernel K" + std::to_string(k);
+    // Joined by a merge (operands, a reduce kernel, a row normalization): that step is the answer.
+    if (joinedAt >= 0 && steps[joinedAt].action == FusionAction::Merge) {
+      r.step = joinedAt;
+      r.rule = steps[joinedAt].rule;
+      r.text += ", since step " + std::to_string(joinedAt) + ": " + steps[joinedAt].reason;
+    }
     return r;
   }
   if (splitAt >= 0) {

@@ -130,6 +130,10 @@ PY
 expect 2 "export --expand unknown group" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --expand g99 --out "$tmp/e.json"
 grep -q "'g99'" "$tmp/err" || { echo "FAIL: the --expand error does not name the group"; fail=1; }
 expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5
+grep -q "same kernel" "$tmp/out" && grep -q "rule row-normalization" "$tmp/out" ||
+  { echo "FAIL: explain-fusion did not name the row kernel of max and exp"; fail=1; }
+printf 'input x: f32[6, 5]\ny = softmax(x, axis=0)\noutput y\n' >"$tmp/sm0.ks"  # max varies along the rows
+expect 0 "explain-fusion across kernels" -- "$cli" explain-fusion "$tmp/sm0.ks" %1 %5
 grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
 expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999
 expect 0 "cache clear" -- "$cli" cache clear --cache "$tmp/cache.sqlite"

@@ -4,24 +4,27 @@
 # times the kernel table -- 8-op chain and sum over 16M f32, softmax and layer_norm [4096, 1024],
 # matmul 1024^3 -- against PyTorch eager (CUDA events, TF32 off) measured in the same call, checks
 # every lowering case under every schedule against the interpreter, and runs the random-program
-# selftest. Results go to $OUT as JSON (summary.json is the table), logs beside them.
+# selftest. $OUT gets three files: summary.json (the table, check and selftest results), log.txt
+# (every step's output) and devices.json; the raw outputs stay in $WORK.
 # usage: OUT=dir bash tests/bench/gpu.sh [--no-check]      (from the repository root)
 set -u
 ROOT=$(pwd)
 OUT=${OUT:-/tmp/ks-gpu}
-BUILD=${BUILD:-$ROOT/build-gpu}
+WORK=${WORK:-/tmp/ks-gpu-work}
+BUILD=${BUILD:-$HOME/ks-build-gpu}  # outside the tree: a warm machine keeps it between calls
 CHECK=1
 [ "${1:-}" = "--no-check" ] && CHECK=0
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$WORK"
+exec > >(tee -a "$OUT/log.txt") 2>&1
 log() { echo "[gpu.sh $(date +%T)] $*"; }
 
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
 log "configure + build (kernelscope-cli, bench_raw_kernels)"
 cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DKS_BUILD_GUI=OFF -DKS_WITH_GRAPHVIZ=OFF \
-  -DKS_WITH_ONNX=OFF -DKS_WITH_SQLITE=OFF >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build "$BUILD" -j "$(nproc)" --target kernelscope-cli bench_raw_kernels >"$OUT/build.log" 2>&1 ||
-  { tail -40 "$OUT/build.log"; exit 1; }
+  -DKS_WITH_ONNX=OFF -DKS_WITH_SQLITE=OFF >"$WORK/cmake.log" 2>&1 || { tail -30 "$WORK/cmake.log"; exit 1; }
+cmake --build "$BUILD" -j "$(nproc)" --target kernelscope-cli bench_raw_kernels >"$WORK/build.log" 2>&1 ||
+  { tail -40 "$WORK/build.log"; exit 1; }
 CLI=$(find "$BUILD" -name kernelscope-cli -type f -perm -u+x | head -1)
 RAW=$(find "$BUILD" -name bench_raw_kernels -type f -perm -u+x | head -1)
 
@@ -37,7 +40,7 @@ POCL=$(pick 'Portable Computing Language')
 log "GPU=${GPU:-none} PoCL=${POCL:-none}"
 
 log "PyTorch"
-python3 "$ROOT/tests/bench/gpu/torch_kernels.py" >"$OUT/torch.json" 2>"$OUT/torch.log" || log "no PyTorch figures"
+python3 "$ROOT/tests/bench/gpu/torch_kernels.py" >"$WORK/torch.json" 2>"$WORK/torch.log" || log "no PyTorch figures"
 
 PROGS=("tests/bench/gpu/chain16m.ks" "tests/bench/gpu/sum16m.ks" "samples/softmax.ks" "samples/layer_norm.ks"
        "tests/bench/gpu/matmul1024.ks")
@@ -46,30 +49,32 @@ bench_device() {  # $1 device, $2 tag
     local name; name=$(basename "$p" .ks)
     log "bench $name on $1"
     timeout 120 "$CLI" bench "$ROOT/$p" --devices "$1" --tune quick --cache none --repeat 20 --json \
-      >"$OUT/bench_$2_$name.json" 2>"$OUT/bench_$2_$name.log" || log "bench $name on $1 failed"
-    timeout 120 "$CLI" run "$ROOT/$p" --devices "$1" --tune quick --cache none --json >"$OUT/run_$2_$name.json" \
-      2>"$OUT/run_$2_$name.log" || log "run $name on $1 failed"
+      >"$WORK/bench_$2_$name.json" 2>"$WORK/bench_$2_$name.log" || log "bench $name on $1 failed"
+    timeout 120 "$CLI" run "$ROOT/$p" --devices "$1" --tune quick --cache none --json >"$WORK/run_$2_$name.json" \
+      2>"$WORK/run_$2_$name.log" || log "run $name on $1 failed"
   done
 }
 [ -n "$GPU" ] && bench_device "$GPU" gpu
 log "raw kernels (sum vs a read of its bytes)"
-[ -n "$GPU" ] && timeout 120 "$RAW" "$GPU" --quick --only=sum >"$OUT/raw_gpu_sum.txt" 2>&1
+[ -n "$GPU" ] && timeout 120 "$RAW" "$GPU" --quick --only=sum >"$WORK/raw_gpu_sum.txt" 2>&1; cat "$WORK/raw_gpu_sum.txt"
 
 if [ "$CHECK" = 1 ]; then
   for dev in "$GPU" "$POCL"; do
     [ -z "$dev" ] && continue
     tag=$([ "$dev" = "$GPU" ] && echo gpu || echo pocl)
     log "lowering cases x schedules on $dev"
-    timeout 200 "$RAW" "$dev" --check >"$OUT/check_$tag.txt" 2>&1; echo "rc=$?" >>"$OUT/check_$tag.txt"
+    timeout 200 "$RAW" "$dev" --check >"$WORK/check_$tag.txt" 2>&1; echo "rc=$?" >>"$WORK/check_$tag.txt"
+    tail -4 "$WORK/check_$tag.txt"
     log "selftest on $dev"
-    timeout 150 "$CLI" selftest --devices "$dev" --programs 150 --seed 7 >"$OUT/selftest_$tag.txt" 2>&1
-    echo "rc=$?" >>"$OUT/selftest_$tag.txt"
+    timeout 150 "$CLI" selftest --devices "$dev" --programs 150 --seed 7 >"$WORK/selftest_$tag.txt" 2>&1
+    echo "rc=$?" >>"$WORK/selftest_$tag.txt"
+    tail -2 "$WORK/selftest_$tag.txt"
   done
 fi
 
-python3 - "$OUT" <<'PY'
+python3 - "$WORK" "$OUT" <<'PY'
 import json, os, re, sys
-out = sys.argv[1]
+out, dest = sys.argv[1], sys.argv[2]
 def load(p):
     try:
         return json.load(open(os.path.join(out, p)))
@@ -93,13 +98,13 @@ for name, key in (("chain16m", "chain16m"), ("sum16m", "sum16m"), ("softmax", "s
                  "kernel_steps": kernels, "schedules": scheds, "verified": (b or {}).get("plans", [{}])[0].get("verified")})
 def tail(p):
     try:
-        return open(os.path.join(out, p)).read().strip().splitlines()[-2:]
+        return open(os.path.join(out, p)).read().strip().splitlines()[-3:]
     except Exception:
         return None
 summary = {"torch_version": torch.get("torch"), "copy16m_torch_ms": torch.get("copy16m"), "rows": rows,
            "raw_sum": tail("raw_gpu_sum.txt"), "check_gpu": tail("check_gpu.txt"), "check_pocl": tail("check_pocl.txt"),
            "selftest_gpu": tail("selftest_gpu.txt"), "selftest_pocl": tail("selftest_pocl.txt")}
-json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+json.dump(summary, open(os.path.join(dest, "summary.json"), "w"), indent=1)
 print("| workload | PyTorch ms | ours ms | ratio | kernels | schedules |")
 for r in rows:
     f = lambda v: "-" if v is None else f"{v:.4f}"

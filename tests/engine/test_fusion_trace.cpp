@@ -176,7 +176,10 @@ class TestFusionTrace : public QObject {
     const Program p = b.finish();
     const KernelizeResult r = kernelize(p.graph, p.outputClasses());
     const ClassId red = findClass(p.graph, NodeKind::Reduce);
-    QVERIFY(r.trace.explainSeparation(red, y.id(), &p.graph).sameKernel);
+    const Separation sep = r.trace.explainSeparation(red, y.id(), &p.graph);
+    QVERIFY(sep.sameKernel);
+    QCOMPARE(QString::fromStdString(sep.rule), QString("row-normalization"));
+    QCOMPARE(sep.step, int32_t(r.trace.steps.size() - 1));
     QCOMPARE(r.kernels.size(), std::size_t(1));
     QCOMPARE(QString::fromStdString(r.trace.steps.back().rule), QString("row-normalization"));
     QVERIFY(r.trace.steps.back().action == FusionAction::Merge);
