@@ -13,7 +13,7 @@ namespace ks {
 bool mentions(const Idx& e, const std::set<int32_t>& vars) {
   if (!e) return false;
   switch (e->kind) {
-    case IdxKind::Var: return vars.count(e->var) > 0;
+    case IdxKind::Var: return vars.count(e->var) > 0 && e->lo != e->hi;  // a one-value range is a constant
     case IdxKind::Lin:
       return std::any_of(e->terms.begin(), e->terms.end(), [&](const auto& t) { return mentions(t.second, vars); });
     case IdxKind::Div:
@@ -80,7 +80,8 @@ class RowWalker {
     const int64_t K = k_.at(k_.at(op).src[0]).shape.back();
     const int32_t rv = nextVar_--;
     std::vector<Idx> inner = idx;
-    inner.push_back(idx::var(rv, "__r" + std::to_string(-rv), 0, std::max<int64_t>(K - 1, 0)));
+    // A reduce over one element reads index 0 (a variable of one value would pass for a constant).
+    inner.push_back(K <= 1 ? idx::cst(0) : idx::var(rv, "__r" + std::to_string(-rv), 0, K - 1));
     variant_.insert(rv);
     ++depth_;
     walk(k_.at(op).src[0], inner, mask);

@@ -37,7 +37,8 @@ RowPlan rowReduces(const Kernel& k, const std::vector<int32_t>& values, const st
 // why the kernel cannot be a row kernel. `rowLength` is the grid's N.
 RowPlan planRows(const Kernel& k, int64_t* rowLength = nullptr);
 
-// Whether an index expression mentions one of `vars`.
+// Whether an index expression mentions one of `vars` (a variable whose range is one value does not
+// count: it is a constant).
 bool mentions(const Idx& e, const std::set<int32_t>& vars);
 
 }  // namespace ks
