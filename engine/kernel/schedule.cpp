@@ -108,19 +108,6 @@ std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits,
   return out;
 }
 
-// "" when every primary output element reads the output-level reduce at one element.
-std::string reduceReadOnce(const Kernel& k, const KernelGridInfo& g) {
-  const Shape& S = k.at(g.primaryStore).shape;
-  const Idx flat = idx::var(-1, "__o", 0, std::max<int64_t>(numel(S) - 1, 0));
-  std::vector<int32_t> values;
-  for (int32_t st : k.storeOps())
-    if (k.at(st).shape == S) values.push_back(k.at(st).src[1]);
-  const RowPlan p = rowReduces(k, values, unflatten(flat, S), {});
-  for (const RowReduce& r : p.reduces)
-    if (r.reduce == g.topReduce) return {};
-  return p.why.empty() ? "the stores do not read the reduce" : p.why;
-}
-
 }  // namespace
 
 std::optional<Schedule> rowSchedule(const Kernel& k, const DeviceLimits& limits) {
@@ -195,9 +182,10 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
   if (cooperative) {
     if (g.topReduce < 0) return "cooperative reduction needs exactly one reduce at output level";
     // Movement ops between the reduce and its stores: the lowering carries each output element's
-    // index down to the reduce's element, which must be one element per output.
-    if (k.hasMoveAfterReduce())
-      if (std::string why = reduceReadOnce(k, g); !why.empty()) return "cooperative reduction: " + why;
+    // index down to the reduce's element (reduceLane), and the interpreter and PoCL agree, but the
+    // H200's driver crashed on a reduce -> permute -> pad kernel under one of these schedules:
+    // refused until that is understood.
+    if (k.hasMoveAfterReduce()) return "cooperative reduction with a movement op after the reduce is not supported";
     if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
     if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";

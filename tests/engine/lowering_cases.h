@@ -136,14 +136,6 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.binary(k.binary(d, back(rs), BinaryOp::Mul), g, BinaryOp::Mul));
     cs.push_back({"layer_norm_row", k, N});
   }
-  {  // a long reduce whose result is permuted and padded before its store (cooperative after movement)
-    Kernel k;
-    const int32_t x = rd(k, DType::F32, {3, 4, 200}), o = rw(k, DType::F32, {5, 3});
-    int32_t v = k.move(k.reduce(x, ReduceOp::Sum), MoveKind::Permute, {1, 0});  // [4, 3]
-    v = k.move(v, MoveKind::Pad, {0, 1, 0}, Scalar::of(DType::F32, 7));        // [5, 3]
-    k.store(o, k.unary(v, UnaryOp::Neg));
-    cs.push_back({"reduce_then_move", k, 200});
-  }
   cs.push_back(matmulCase("matmul_odd", 13, 17, 19, true));
   cs.push_back(matmulCase("matmul_even", 16, 32, 24, false));
   {  // batched matmul form over [B, M, N, K]
