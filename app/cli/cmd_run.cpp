@@ -13,6 +13,20 @@
 
 namespace ks::cli {
 
+namespace {
+// " loss=0.693147" for every output of one element: a training curve line per step.
+std::string scalarSummary(const RunRecord& r) {
+  std::string s;
+  char buf[96];
+  for (const OutputValue& o : r.outputs) {
+    if (o.value.numel() != 1) continue;
+    std::snprintf(buf, sizeof buf, " %s=%.9g", o.name.c_str(), o.value.getDouble(0));
+    s += buf;
+  }
+  return s;
+}
+}  // namespace
+
 int cmdRun(int argc, char** argv) {
   Args args("run");
   SessionFlags flags;
@@ -20,11 +34,15 @@ int cmdRun(int argc, char** argv) {
   std::vector<std::string> inputSpecs;
   std::string saveOutputs, sessionPath;
   bool verify = false, json = false;
+  int steps = 1;
   args.repeatable("--input", inputSpecs, "NAME=FILE (.npy or ONNX TensorProto .pb)");
   args.app().add_flag("--verify", verify, "compare every output with the host reference");
   args.app().add_option("--save-outputs", saveOutputs, "write every output as DIR/NAME.npy");
   args.app().add_option("--session", sessionPath, "save the session as OUT.kss.json");
   args.app().add_flag("--json", json, "print one JSON object");
+  args.app()
+      .add_option("--steps", steps, "run the program N times in one session; params updated with '<-' carry over")
+      ->check(atLeast(1));
   args.positionals("FILE", "a .ks program or an .onnx model");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
@@ -35,7 +53,17 @@ int cmdRun(int argc, char** argv) {
   Progress progress([tty](double, const std::string& what) {
     if (tty) std::fprintf(stderr, "\r\033[K%s", what.c_str());
   });
-  const RunRecord& r = session.run(inputs, verify, progress);
+  nlohmann::json stepOutputs = nlohmann::json::array();
+  bool allVerified = true;
+  for (int k = 0; k < steps; ++k) {
+    const RunRecord& step = session.run(inputs, verify, progress);
+    allVerified = allVerified && (!step.verified || step.verifyPassed);
+    nlohmann::json list = nlohmann::json::array();
+    for (const OutputValue& o : step.outputs) list.push_back(outputJson(o));
+    stepOutputs.push_back(std::move(list));
+    if (!json && steps > 1) std::printf("step %d:%s\n", k + 1, scalarSummary(step).c_str());
+  }
+  const RunRecord& r = session.runs().back();
   if (tty) std::fprintf(stderr, "\r\033[K");
   for (const std::string& w : session.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 
@@ -46,7 +74,9 @@ int cmdRun(int argc, char** argv) {
   if (!sessionPath.empty()) session.save(sessionPath);
 
   if (json) {
-    std::printf("%s\n", runJson(session, r).dump(2).c_str());
+    nlohmann::json j = runJson(session, r);
+    j["step_outputs"] = std::move(stepOutputs);
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
     const CompileTrace& t = session.trace();
     std::printf("program %s: %zu classes, %zu fused kernels, %zu matmuls matched for openblas, compiled in %s\n",
@@ -65,7 +95,7 @@ int cmdRun(int argc, char** argv) {
     }
     std::printf("\n%s", timingTable(r).c_str());
   }
-  if (r.verified && !r.verifyPassed) {
+  if (!allVerified) {
     std::fprintf(stderr, "error: %s: outputs differ from the host reference\n", args.positional()[0].c_str());
     return 1;
   }

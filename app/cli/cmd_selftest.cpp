@@ -18,6 +18,11 @@ int cmdSelftest(int argc, char** argv) {
   args.app().add_option("--programs", o.programs, "how many random programs")->check(atLeast(1));
   args.app().add_option("--seed", o.seed, "seed of the first program")->check(atLeast(0));
   args.app().add_option("--max-ops", o.generator.maxOps, "ops per program at most")->check(atLeast(1));
+  o.generator.gradPercent = 25;
+  args.app()
+      .add_option("--grad-percent", o.generator.gradPercent,
+                  "percent of programs that also output gradients of a random scalar (0-100, default 25)")
+      ->check(CLI::Range(0, 100));
   if (!args.parse(argc, argv)) return 0;
   // Default: the interpreter and every OpenCL device found.
   o.devices.clear();

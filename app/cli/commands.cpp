@@ -18,7 +18,7 @@ const Command kCommands[] = {
     {"devices", "devices [--json]   list every device: host, opencl:P:D, openblas", cmdDevices},
     {"run",
      "run FILE [--devices L] [--input NAME=FILE]... [--seed N] [--verify] [--save-outputs DIR] [--tune none|quick|full] "
-     "[--cache PATH|none] [--session OUT.kss.json] [--json]   compile, tune, plan, execute",
+     "[--cache PATH|none] [--session OUT.kss.json] [--steps N] [--json]   compile, tune, plan, execute (N steps of a training program)",
      cmdRun},
     {"bench", "bench FILE [--devices L]... [--compare] [--baseline SEL] [--repeat N] [--json|--csv]   one plan per device and the mixed plan, medians and ratios; several --devices (or --compare): those selections side by side",
      cmdBench},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/program/autograd.h"
 #include "engine/program/builder.h"
 
 namespace ks {
@@ -208,6 +209,20 @@ std::vector<Value> chooseOutputs(Rng& r, ProgramBuilder& b, const std::vector<Va
 }
 }  // namespace
 
+// Outputs "g_xK": the gradient of sum(y * c) (c a random constant scale) with respect to every
+// input y depends on differentiably; inputs reached only through casts to int get none.
+void addGradients(ProgramBuilder& b, Rng& r, Value y, int nInputs) {
+  Value loss = op::sum(op::mul(y, static_cast<double>(r.range(1, 8)) / 4.0));
+  for (int i = 0; i < nInputs; ++i) {
+    try {
+      const Value x = b.wrap(b.program().inputs[static_cast<std::size_t>(i)].cls);
+      b.output("g_x" + std::to_string(i), op::grad(loss, {x})[0]);
+    } catch (const Error&) {
+      // y does not depend on this input through differentiable values.
+    }
+  }
+}
+
 Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std::string, int>* opCounts) {
   Rng r(seed);
   ProgramBuilder b("random_" + std::to_string(seed));
@@ -234,6 +249,7 @@ Program randomProgram(uint64_t seed, const RandomProgramOptions& o, std::map<std
   if (pool.size() == firstComputed) pool.push_back(op::neg(pool.front()));
   const std::vector<Value> outs = chooseOutputs(r, b, pool, firstComputed);
   for (std::size_t i = 0; i < outs.size(); ++i) b.output(i == 0 ? "y" : "y" + std::to_string(i), outs[i]);
+  if (o.gradPercent > 0 && r.chance(o.gradPercent)) addGradients(b, r, outs[0], nInputs);
   return b.finish();
 }
 

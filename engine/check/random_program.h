@@ -17,6 +17,10 @@ struct RandomProgramOptions {
   int maxInputs = 3;
   int64_t maxElements = 4096;  // no value grows beyond this many elements (expand is skipped)
   int reusePercent = 35;       // chance that an operand is any earlier value (fan-out) rather than a recent one
+  // Chance that the program also outputs the gradients of a random scalar of its last value with
+  // respect to its inputs (reverse-mode autograd through the same ops). 0 draws nothing, so the
+  // programs of a seed stay what they were.
+  int gradPercent = 0;
 };
 
 // The same seed gives the same program on every platform (own generator, no std distributions).

@@ -123,6 +123,7 @@ class KsParser {
       if (t.text == "param") return paramStatement();
       if (t.text == "const") return constStatement();
       if (t.text == "output") return outputStatement();
+      if (isUpdateArrow()) return updateStatement();
       return assignment();
     }
     fail(t, "a statement (input, param, const, output or 'name = expression')");
@@ -507,7 +508,9 @@ class KsParser {
     }
     const KsToken& rhs = peek();
     OpArg v = expression();
-    if (targets.size() == 1) {
+    if (targets.size() == 1 && v.kind == OpArg::Kind::List && lastWasMulti_ && v.list.size() == 1) {
+      define(targets[0].first, v.list[0], targets[0].second);  // g = grad(loss, [w])
+    } else if (targets.size() == 1) {
       if (v.kind == OpArg::Kind::List && lastWasMulti_)
         throw Error(ErrorCode::Parse,
                     "the right side gives " + std::to_string(v.list.size()) + " results; name each one (a, b = ...)", loc(rhs));
@@ -520,6 +523,52 @@ class KsParser {
                     loc(rhs));
       for (std::size_t k = 0; k < targets.size(); ++k) define(targets[k].first, v.list[k], targets[k].second);
     }
+    endOfStatement();
+  }
+
+  // `name <-` with '<' and '-' side by side: an update statement, not a comparison.
+  bool isUpdateArrow() const {
+    const KsToken& lt = peek(1);
+    const KsToken& minus = peek(2);
+    return lt.is("<") && minus.is("-") && minus.line == lt.line && minus.column == lt.column + 1;
+  }
+
+  // p <- expr: the value of param p for the next step. Every read of p in this program sees the
+  // old value, so the update is an extra result of the program, not a rebinding of the name.
+  void updateStatement() {
+    const KsToken& nameTok = next();
+    const SourceLoc where = loc(nameTok);
+    next();
+    next();
+    auto it = vars_.find(nameTok.text);
+    if (it == vars_.end()) undefined(nameTok);
+    const Program& prog = b_.program();
+    std::size_t k = 0;
+    while (k < prog.params.size() &&
+           !(prog.params[k].name == nameTok.text && it->second.value.kind == OpArg::Kind::Tensor &&
+             it->second.value.tensor.id() == prog.params[k].cls))
+      ++k;
+    if (k == prog.params.size())
+      throw Error(ErrorCode::Parse, "'<-' updates a param; '" + nameTok.text + "' is not a param", where);
+    for (const ProgramUpdate& u : prog.updates)
+      if (u.param == k)
+        throw Error(ErrorCode::Parse,
+                    "param '" + nameTok.text + "' is updated twice (first at " + std::to_string(u.where.line) + ":" +
+                        std::to_string(u.where.column) + "); each param takes one '<-' per program",
+                    where);
+    const KsToken& rhs = peek();
+    const OpArg v = expression();
+    b_.setLocation(loc(rhs));
+    Value nv;
+    if (v.kind == OpArg::Kind::Tensor) {
+      nv = v.tensor;
+    } else if (v.isNumber()) {
+      nv = b_.scalar(v.kind == OpArg::Kind::Float ? v.f : static_cast<double>(v.i), b_.graph().dtype(prog.params[k].cls));
+    } else {
+      throw Error(ErrorCode::Parse,
+                  "the new value of '" + nameTok.text + "' must be a tensor or a number, found " + v.describe(), loc(rhs));
+    }
+    b_.update(k, nv, where);
     endOfStatement();
   }
 

@@ -38,6 +38,8 @@ struct RunRecord {
   bool cold = false;
   int64_t peakBytes = 0;
   std::vector<OutputValue> outputs;
+  std::vector<OutputValue> updates;  // the new value of each updated param (name = the param's)
+  int step = 0;                      // 0-based step of the session's params this run started from
   bool verified = false;
   bool verifyPassed = true;
 };

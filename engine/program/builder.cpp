@@ -63,9 +63,36 @@ void ProgramBuilder::output(const std::string& name, Value v) {
   program_.outputs.push_back({name, v.id()});
 }
 
+void ProgramBuilder::update(std::size_t param, Value v, SourceLoc where) {
+  const ProgramParam& p = program_.params.at(param);
+  for (const ProgramUpdate& u : program_.updates)
+    if (u.param == param) throw Error(ErrorCode::Usage, "param '" + p.name + "' is updated twice", where_);
+  const Shape shape = graph().shape(p.cls);
+  const DType t = graph().dtype(p.cls);
+  Value nv = op::cast(v, t);
+  if (nv.shape() != shape) {
+    try {
+      nv = op::broadcastTo(nv, shape);
+    } catch (const Error&) {
+      throw Error(ErrorCode::Shape,
+                  "the new value of '" + p.name + "' has shape " + shapeStr(v.shape()) + "; the param is " +
+                      std::string(dtypeName(t)) + shapeStr(shape),
+                  where_);
+    }
+  }
+  program_.updates.push_back({param, nv.id(), std::move(where)});
+}
+
 Program ProgramBuilder::finish() {
   if (program_.outputs.empty()) throw Error(ErrorCode::Usage, "the program declares no output", where_);
   return std::move(program_);
+}
+
+void ProgramBuilder::noteOrigin(std::size_t firstClass, const std::string& op) {
+  const std::size_t n = graph().classCount();
+  if (origin_.size() < n) origin_.resize(n);
+  for (std::size_t c = firstClass; c < n; ++c)
+    if (origin_[c].empty()) origin_[c] = op;
 }
 
 Value ProgramBuilder::add(Node n) {

@@ -58,6 +58,8 @@ class ProgramBuilder {
   Value constant(const HostTensor& data, const std::string& name = "");  // a tensor constant
   Value scalar(double v, DType t);  // rank-0 constant
   void output(const std::string& name, Value v);
+  // `params[param] <- v`: v broadcast to the param's shape and cast to its dtype; once per param.
+  void update(std::size_t param, Value v, SourceLoc where = {});
 
   // Errors thrown while this is set carry it (the parser sets it per statement).
   void setLocation(SourceLoc where) { where_ = std::move(where); }
@@ -71,9 +73,15 @@ class ProgramBuilder {
   Value add(Node n);
   Value wrap(ClassId c) { return Value(this, c); }
 
+  // The .ks op that created each class from `firstClass` on (the op registry notes it after a
+  // call), so later errors can name the op a user wrote rather than a primitive.
+  void noteOrigin(std::size_t firstClass, const std::string& op);
+  std::string originOp(ClassId c) const { return c.v < origin_.size() ? origin_[c.v] : std::string(); }
+
  private:
   Program program_;
   SourceLoc where_;
+  std::vector<std::string> origin_;  // by class index; "" where unknown
 };
 
 // ---- ops (all throw ks::Error naming the op and the shapes/dtypes involved) ----

@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/program/autograd.h"
 #include "engine/program/prim_ops.h"
 
 namespace ks {
@@ -386,7 +387,9 @@ std::vector<Value> OpRegistry::call(const OpInfo& op, ProgramBuilder& b, std::ve
   b.setLocation(where);
   try {
     OpCall c(op, b, std::move(bound), where);
+    const std::size_t firstClass = b.graph().classCount();
     std::vector<Value> r = op.fn(c);
+    b.noteOrigin(firstClass, op.name);
     b.setLocation(saved);
     for (const Value& v : r) {
       // Bounded inputs can still ask for absurd results (expand to 10^24 elements): refuse here,
@@ -689,6 +692,9 @@ void OpRegistry::addNnOps() {
       [](const OpCall& c) { return one(op::crossEntropy(c.tensor(0), c.tensor(1))); });
   add("mse(a: tensor, b: tensor)", "nn", "mean squared error",
       [](const OpCall& c) { return one(op::mse(c.tensor(0), c.tensor(1))); });
+  add("grad(y: tensor, wrt: [tensor])", "autograd",
+      "gradients of the float scalar y with respect to each listed input or param (several results: ga, gb = grad(y, [a, b]))",
+      [](const OpCall& c) { return op::grad(c.tensor(0), c.tensors(1)); }, true);
 }
 
 // Exactly one graph node each, no promotion or broadcasting. The printer uses these for programs

@@ -27,6 +27,12 @@ std::vector<ClassId> Program::outputClasses() const {
   return r;
 }
 
+std::vector<ClassId> Program::resultClasses() const {
+  std::vector<ClassId> r = outputClasses();
+  for (auto& u : updates) r.push_back(u.value);
+  return r;
+}
+
 HostTensor Program::paramValue(std::size_t i) const {
   const ProgramParam& p = params.at(i);
   const LeafInfo& leaf = graph.leaf(p.leaf);

@@ -39,6 +39,14 @@ struct ProgramOutput {
   ClassId cls;
 };
 
+// `param <- value`: the value the param takes for the next step. Reads of the param in the same
+// program see the old value; the write happens after all of them.
+struct ProgramUpdate {
+  std::size_t param = 0;  // index into Program::params
+  ClassId value;          // of the param's shape and dtype
+  SourceLoc where;        // of the update statement, when it came from text
+};
+
 struct Program {
   std::string name;    // file stem or sample name
   std::string source;  // original text (.ks) if any; empty for ONNX / built programs
@@ -46,11 +54,16 @@ struct Program {
   std::vector<ProgramInput> inputs;
   std::vector<ProgramParam> params;
   std::vector<ProgramOutput> outputs;
+  std::vector<ProgramUpdate> updates;
+
+  bool trains() const { return !updates.empty(); }
 
   std::vector<ClassId> outputClasses() const;
+  // What a compiled step computes: the outputs, then the new value of each updated param.
+  std::vector<ClassId> resultClasses() const;
   // Values of a parameter from its initializer (deterministic).
   HostTensor paramValue(std::size_t i) const;
-  uint64_t cacheKey() const { return graph.cacheKey(outputClasses()); }
+  uint64_t cacheKey() const { return graph.cacheKey(resultClasses()); }
 };
 
 // Binds every leaf of a program: inputs from `given` by name, the rest random from `seed`

@@ -156,14 +156,14 @@ void Session::match() {
   for (std::size_t i = 0; i < devices_.size(); ++i)
     if (devices_[i].kind == DeviceKind::OpenBlas) blas = static_cast<uint32_t>(i);
   if (blas == UINT32_MAX) return;
-  trace_.matches = findMatmuls(program_.graph, program_.outputClasses());
+  trace_.matches = findMatmuls(program_.graph, program_.resultClasses());
   addGemmKernels(program_.graph, trace_.matches, blas, trace_.entries);
 }
 
 // ---------------------------------------------------------------- kernelize
 void Session::kernelize() {
   if (hostOnly(devices_)) return;
-  const auto outputs = program_.outputClasses();
+  const auto outputs = program_.resultClasses();
   // Pass 0 on the graph as the program built it: what the Fusion view steps through.
   trace_.fusion = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
   if (trace_.fusion.error) throw *trace_.fusion.error;
@@ -224,7 +224,7 @@ void Session::memoryOps() {
 void Session::extract() {
   if (hostOnly(devices_)) return;
   ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
-  trace_.extraction = ks::extract(program_.graph, program_.outputClasses(), d);
+  trace_.extraction = ks::extract(program_.graph, program_.resultClasses(), d);
 }
 
 void Session::plan() {
@@ -232,7 +232,7 @@ void Session::plan() {
   ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
   std::vector<std::string> names;
   for (auto& dev : devices_) names.push_back(dev.name);
-  trace_.plan = buildPlan(program_.graph, program_.outputClasses(), trace_.extraction, trace_.entries, d, names);
+  trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
   uint64_t key = program_.cacheKey();
   for (auto& n : names)
     for (char ch : n) key = (key ^ static_cast<uint64_t>(ch)) * 1099511628211ull;
@@ -247,8 +247,9 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     throw Error(ErrorCode::Usage, "this session was loaded from a file: it has no devices to run on");
   runTo(Stage::Planned, progress);
   std::vector<HostTensor> leaves = boundLeaves(inputs);
-  const auto outputs = program_.outputClasses();
+  const auto results = program_.resultClasses();
   RunRecord rec;
+  rec.step = steps_;
   for (auto& d : devices_) rec.devices.push_back(d.name);
   const std::vector<HostTensor> values = execute(leaves, progress, rec);
   std::vector<HostTensor> reference;
@@ -257,19 +258,25 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     // Parameters and constants of a prepared plan are its own (boundLeaves left them out).
     for (std::size_t i = 0; prepared_ && i < leaves.size(); ++i)
       if (program_.graph.leaf(static_cast<uint32_t>(i)).kind != LeafKind::Input) leaves[i] = prepared_->leaf(static_cast<uint32_t>(i));
-    reference = HostExecutor::run(program_.graph, outputs, leaves);
+    reference = HostExecutor::run(program_.graph, results, leaves);
     rec.verified = true;
   }
+  const std::size_t nOut = program_.outputs.size();
   for (std::size_t i = 0; i < values.size(); ++i) {
-    OutputValue o = describeOutput(program_.outputs[i].name, values[i]);
+    const std::string& name = i < nOut ? program_.outputs[i].name : program_.params[program_.updates[i - nOut].param].name;
+    OutputValue o = describeOutput(name, values[i]);
     if (verify) {
       o.verified = true;
-      o.mismatch = compareWithTolerance(values[i], reference[i], reductionTerms(program_.graph, outputs[i]));
+      o.mismatch = compareWithTolerance(values[i], reference[i], reductionTerms(program_.graph, results[i]));
       o.maxAbsError = maxAbsDifference(values[i], reference[i]);
       rec.verifyPassed = rec.verifyPassed && o.mismatch.empty();
     }
-    rec.outputs.push_back(std::move(o));
+    (i < nOut ? rec.outputs : rec.updates).push_back(std::move(o));
   }
+  // The writes of `p <- expr` happen after every read of the step: the next step sees them.
+  for (std::size_t u = 0; u < program_.updates.size(); ++u)
+    setParam(program_.params[program_.updates[u].param].name, values[nOut + u]);
+  ++steps_;
   runs_.push_back(std::move(rec));
   return runs_.back();
 }
@@ -286,10 +293,16 @@ std::vector<HostTensor> Session::boundLeaves(const std::vector<std::pair<std::st
   return leaves;
 }
 
+std::vector<HostTensor> Session::paramValues() const {
+  std::vector<HostTensor> r;
+  for (const ProgramParam& p : program_.params) r.push_back(param(p.name));
+  return r;
+}
+
 std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec) {
   if (hostOnly(devices_)) {
     const auto t0 = Clock::now();
-    std::vector<HostTensor> values = HostExecutor::run(program_.graph, program_.outputClasses(), leaves);
+    std::vector<HostTensor> values = HostExecutor::run(program_.graph, program_.resultClasses(), leaves);
     StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
     t.ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     rec.totalNs = rec.kernelNs = t.ns;

@@ -50,14 +50,19 @@ class Session {
   void runTo(Stage s, const Progress& progress = {});
   // Compiles if needed, executes the plan, optionally checks every output against `host`. The
   // first run prepares the plan (allocations, parameter uploads: a cold run); later runs reuse it
-  // and upload only the inputs.
+  // and upload only the inputs. One run is one step: a program with `p <- expr` updates leaves
+  // the new param values for the next run (setParam, so a prepared plan keeps them resident); the
+  // host check of a step starts from the same params as the step itself.
   const RunRecord& run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
                        const Progress& progress = {});
   // Replaces a parameter's values (same dtype and shape) for the following runs; a prepared plan
   // uploads it once more and keeps it resident again. Throws ks::Error naming an unknown parameter.
   void setParam(const std::string& name, HostTensor value);
-  // The current value of a parameter (its initializer's until setParam).
+  // The current value of a parameter (its initializer's until setParam or a step's update).
   HostTensor param(const std::string& name) const;
+  // The current value of every param, by param index.
+  std::vector<HostTensor> paramValues() const;
+  int stepsRun() const { return steps_; }
 
   // Lowered IR and OpenCL C of a kernel under a schedule (needs no device).
   std::string kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered = nullptr) const;
@@ -95,6 +100,7 @@ class Session {
   std::unique_ptr<Graph> preAotGraph_;  // the graph before AOT kernels joined it (kernelize pass 0)
   std::unique_ptr<PreparedPlan> prepared_;  // trace_.plan made ready; reset when the plan changes
   std::vector<std::pair<std::size_t, HostTensor>> paramValues_;  // setParam's values by param index
+  int steps_ = 0;
 };
 
 }  // namespace ks

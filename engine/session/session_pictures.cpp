@@ -10,7 +10,7 @@ namespace ks {
 viz::Picture egraphPictureOf(const Session& s) {
   viz::EGraphPictureOptions o;
   o.extraction = s.hasStage(Stage::Extracted) ? &s.trace().extraction : nullptr;
-  o.outputs = s.program().outputClasses();
+  o.outputs = s.program().resultClasses();
   return viz::egraphPicture(s.graph(), o);
 }
 

@@ -45,7 +45,9 @@ expect 2 "--seed abc" -- "$cli" run "$sm" --devices host --seed abc
 expect 2 "--seed -1" -- "$cli" run "$sm" --devices host --seed -1
 expect 2 "--input without =" -- "$cli" run "$sm" --devices host --input x
 expect 2 "bench --repeat 0" -- "$cli" bench "$sm" --repeat 0
+expect 2 "run --steps 0" -- "$cli" run "$sm" --devices host --steps 0
 expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
+expect 2 "selftest --grad-percent 101" -- "$cli" selftest --grad-percent 101
 expect 2 "selftest --devices ,," -- "$cli" selftest --devices ,,
 expect 2 "check --timeout nan" -- "$cli" check --timeout nan "$tmp"
 expect 2 "check --min-pass -1" -- "$cli" check --min-pass -1 "$tmp"
@@ -88,6 +90,19 @@ assert all(abs(r - 1) < 1e-5 for r in rows), rows  # softmax rows sum to one
 assert "total" in d["timings_ms"] and "kernels" in d["timings_ms"]
 assert "peak_bytes" in d["memory"]
 print("ok: run --json keys and values")
+PY
+# A training step: `<-` updates carry over between --steps; step_outputs has one list per step.
+printf 'param w: f32[2] = full(4.0)\nloss = sum(w * w)\ng = grad(loss, [w])\nw <- w - 0.25 * g\noutput loss\n' > "$tmp/t.ks"
+expect 0 "run --steps 3 --json --verify" -- "$cli" run "$tmp/t.ks" --devices host --steps 3 --json --verify
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["step_outputs"]
+assert len(s) == 3 and all(len(x) == 1 and x[0]["name"] == "loss" for x in s), s
+losses = [x[0]["values"][0] for x in s]
+assert losses == [32.0, 8.0, 2.0], losses  # w = 4, 2, 1: each step halves w
+assert d["outputs"][0]["values"][0] == 2.0 and d["verified"] is True
+print("ok: run --steps carries params, step_outputs per step")
 PY
 if "$cli" devices | grep -q '^opencl:0:0'; then
   expect 0 "run on PoCL + openblas with --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json

@@ -420,6 +420,26 @@ class TestKsFormat : public QObject {
     QTest::newRow("int overflow") << "input x: f32[2]\ny = x * 99999999999999999999\noutput y\n" << 2 << 9 << "out of range";
     QTest::newRow("list in arithmetic") << "input x: f32[2]\ny = x + [1, 2]\noutput y\n" << 2 << 9
                                         << "operator '+' needs tensors or numbers, found a list of 2 items";
+    // grad(y, [p...]) and p <- expr
+    QTest::newRow("grad through argmax") << "param w: f32[4] = ones\nk = argmax(w, 0)\nl = sum(cast(k, f32))\ng = grad(l, [w])\noutput g\n"
+                                         << 4 << 5 << "grad: the value depends on 'w' only through 'argmax', which has no derivative";
+    QTest::newRow("grad of a vector") << "param w: f32[4] = ones\ng = grad(w * 2, [w])\noutput g\n" << 2 << 5
+                                      << "grad: differentiates a floating-point scalar (rank 0 or one element), found f32[4]";
+    QTest::newRow("grad of an int") << "input i: i32[2]\nparam w: f32[2] = ones\ng = grad(sum(i), [w])\noutput g\n" << 3 << 5
+                                    << "found i64[]";
+    QTest::newRow("grad unused") << "param w: f32[2] = ones\nparam v: f32[2] = ones\ng = grad(sum(w), [v])\noutput g\n" << 3 << 5
+                                 << "'v' is not used in computing the value it differentiates";
+    QTest::newRow("grad of an intermediate") << "param w: f32[2] = ones\nh = w * 2\ng = grad(sum(h), [h])\noutput g\n" << 3 << 5
+                                             << "takes gradients with respect to inputs and params";
+    QTest::newRow("grad int param") << "param i: i32[2] = ones\ng = grad(sum(cast(i, f32)), [i])\noutput g\n" << 2 << 5
+                                    << "'i' is i32; only floating-point values have gradients";
+    QTest::newRow("update an input") << "input x: f32[2]\nx <- x * 2\noutput x\n" << 2 << 1
+                                     << "'<-' updates a param; 'x' is not a param";
+    QTest::newRow("update twice") << "param w: f32[2] = ones\nw <- w * 2\nw <- w * 3\noutput w\n" << 3 << 1
+                                  << "param 'w' is updated twice (first at 2:1)";
+    QTest::newRow("update shape") << "param w: f32[2] = ones\nparam v: f32[3] = ones\nw <- v\noutput w\n" << 3 << 6
+                                  << "the new value of 'w' has shape [3]; the param is f32[2]";
+    QTest::newRow("update undefined") << "param w: f32[2] = ones\nq <- w\noutput w\n" << 2 << 1 << "undefined name 'q'";
     QTest::newRow("bad dtype name in cast") << "input x: f32[2]\ny = cast(x, \"f17\")\noutput y\n" << 2 << 13 << "argument 'dtype' expects a dtype name";
   }
   void errors() {
@@ -528,7 +548,7 @@ class TestKsFormat : public QObject {
         "squeeze", "unsqueeze", "flatten", "repeat", "contiguous", "matmul", "linear", "conv2d", "max_pool2d",
         "avg_pool2d", "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm", "scaled_dot_product_attention",
         "embedding", "one_hot", "cross_entropy", "mse", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
-        "pad_axis", "bitcast", "unary", "binary", "select"};
+        "pad_axis", "bitcast", "unary", "binary", "select", "grad"};
     for (const char* n : expected) QVERIFY2(r.find(n), n);
     QCOMPARE(r.ops().size(), sizeof expected / sizeof expected[0]);
     const OpInfo* sm = r.find("layer_norm");
