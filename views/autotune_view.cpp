@@ -2,7 +2,6 @@
 // of the selected kernel's schedule times per device.
 #include "views/autotune_view.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -14,15 +13,16 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLogValueAxis>
+#include <QListWidget>
 #include <QSplitter>
 #include <QTableView>
-#include <QValueAxis>
 #include <QVBoxLayout>
 #include <map>
 #include <set>
 
+#include "views/autotune_chart.h"
 #include "views/table_export.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
@@ -64,6 +64,7 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
     f.setBold(true);
     return f;
   }
+  if (role == Qt::ForegroundRole && index.column() == Status && m.status != TuneStatus::Ok) return statusColor(m.status);
   if (role == Qt::TextAlignmentRole && index.column() == TimeUs) return int(Qt::AlignRight | Qt::AlignVCenter);
   const TuneSearch* search = searchOf(m.kernel, m.device);
   if (role == Qt::ToolTipRole) {
@@ -147,7 +148,7 @@ AutotuneView::AutotuneView(SessionContext* context, QWidget* parent) : QWidget(p
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setAlternatingRowColors(true);
-  table_->setWordWrap(false);
+  installEliding(table_);
   addCsvExport(table_, "autotune.csv");
 
   auto* chart = new QChart;
@@ -157,6 +158,20 @@ AutotuneView::AutotuneView(SessionContext* context, QWidget* parent) : QWidget(p
   chartView_->setRenderHint(QPainter::Antialiasing);
   chartView_->setMinimumHeight(240);
 
+  log_ = new QCheckBox(tr("Log scale"), this);
+  log_->setChecked(true);
+  log_->setToolTip(tr("A slow default schedule would squash the fast ones on a linear axis"));
+  top->addWidget(log_);
+  failed_ = new QListWidget(this);
+  failed_->setToolTip(tr("Schedules of this kernel that have no time: build or launch errors, wrong results, too slow"));
+  failed_->hide();
+  auto* chartRow = new QSplitter(Qt::Horizontal, this);
+  chartRow->addWidget(chartView_);
+  chartRow->addWidget(failed_);
+  chartRow->setStretchFactor(0, 3);
+  chartRow->setStretchFactor(1, 1);
+  chartRow->setSizes({420, 140});
+
   auto* split = new QSplitter(Qt::Vertical, this);
   auto* upper = new QWidget(split);
   auto* ul = new QVBoxLayout(upper);
@@ -165,7 +180,7 @@ AutotuneView::AutotuneView(SessionContext* context, QWidget* parent) : QWidget(p
   ul->addWidget(summary_);
   ul->addWidget(table_);
   split->addWidget(upper);
-  split->addWidget(chartView_);
+  split->addWidget(chartRow);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   split->setSizes({380, 320});
@@ -178,6 +193,11 @@ AutotuneView::AutotuneView(SessionContext* context, QWidget* parent) : QWidget(p
     proxy_->setKernel(on && context_ ? context_->selection().kernel : std::nullopt);
   });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { onRowSelected(); });
+  connect(log_, &QCheckBox::toggled, this, [this] {
+    const auto k = chartKernel_;
+    chartKernel_.reset();
+    showKernel(k, std::nullopt);
+  });
 }
 
 QChart* AutotuneView::chart() const { return chartView_->chart(); }
@@ -211,7 +231,7 @@ void AutotuneView::sessionLoaded(const SessionSnapshot& s) {
                         .arg(t.kernels.size())
                         .arg(t.searches.size())
                         .arg(QString::fromStdString(t.tuneLevel)));
-  table_->resizeColumnsToContents();
+  fitColumns(table_);
   const Selection sel = context_ ? context_->selection() : Selection{};
   selectionChanged(sel);
   if (!sel.kernel && !t.kernels.empty()) showKernel(0u, std::nullopt);
@@ -273,50 +293,30 @@ void AutotuneView::showKernel(std::optional<uint32_t> kernel, std::optional<uint
   QChart* old = chartView_->chart();
   chartView_->setChart(chart);
   delete old;
+  failed_->clear();
   const Session* session = model_->session();
   if (!kernel || !session) {
     chart->setTitle(tr("Schedules of the selected kernel"));
     return;
   }
   const CompileTrace& t = session->trace();
-  // Schedules in first-measured order; one bar set per device, missing/failed = 0.
-  QStringList schedules;
-  std::map<uint32_t, std::map<QString, double>> times;
-  for (const TuneMeasurement& m : t.measurements) {
-    if (m.kernel != *kernel) continue;
-    const QString sched = QString::fromStdString(m.schedule);
-    if (!schedules.contains(sched)) schedules << sched;
-    if (m.status == TuneStatus::Ok) times[m.device][sched] = m.ns / 1e3;
+  const AutotuneChartData data = autotuneChartData(t.measurements, t.searches, *kernel);
+  auto deviceName = [session](uint32_t d) {
+    return d < session->devices().size() ? QString::fromStdString(session->devices()[d].name) : QString::number(d);
+  };
+  std::vector<QString> names;
+  for (uint32_t d : data.devices) names.push_back(deviceName(d));
+  chart->setTitle(tr("%1: %2 schedules, fastest first (us%3; gold: each device's winner)")
+                      .arg(*kernel < t.kernels.size() ? QString::fromStdString(t.kernels[*kernel].name) : QString::number(*kernel))
+                      .arg(data.bars.size())
+                      .arg(log_->isChecked() ? tr(", log scale") : QString()));
+  drawAutotuneChart(chart, data, names, log_->isChecked());
+  for (const FailedSchedule& f : data.failed) {
+    auto* item = new QListWidgetItem(QString("%1  %2 on %3").arg(QString(toString(f.status)), f.schedule, deviceName(f.device)), failed_);
+    item->setForeground(statusColor(f.status));
+    item->setToolTip(f.reason.isEmpty() ? QString(toString(f.status)) : f.reason);
   }
-  chart->setTitle(tr("%1: schedule times (us, lower is better; winners in the table are starred)")
-                      .arg(*kernel < t.kernels.size() ? QString::fromStdString(t.kernels[*kernel].name) : QString::number(*kernel)));
-  if (schedules.isEmpty()) return;
-  auto* series = new QBarSeries;
-  double maxUs = 0;
-  for (const auto& [dev, bySched] : times) {
-    auto* set = new QBarSet(dev < session->devices().size() ? QString::fromStdString(session->devices()[dev].name)
-                                                            : QString::number(dev));
-    for (const QString& sc : schedules) {
-      const auto it = bySched.find(sc);
-      const double v = it == bySched.end() ? 0.0 : it->second;
-      maxUs = std::max(maxUs, v);
-      *set << v;
-    }
-    series->append(set);
-  }
-  chart->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  QStringList shortNames;
-  for (const QString& s : schedules) shortNames << (s.size() > 28 ? s.left(26) + "…" : s);
-  x->append(shortNames);
-  x->setLabelsAngle(schedules.size() > 6 ? -45 : 0);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setTitleText(tr("us"));
-  y->setRange(0, maxUs > 0 ? maxUs * 1.1 : 1.0);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
+  failed_->setVisible(!data.failed.empty());
 }
 
 }  // namespace ks

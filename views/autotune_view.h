@@ -1,6 +1,6 @@
 // The Autotune view: every measured schedule of every kernel on every device (sortable, filterable
 // table with the winners marked and each search's stop reason) and a bar chart of the schedule
-// times of the selected kernel, one bar set per device.
+// times of the selected kernel (views/autotune_chart.h), one bar set per device.
 #pragma once
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
@@ -16,6 +16,7 @@ class QCheckBox;
 class QLabel;
 class QChartView;
 class QChart;
+class QListWidget;
 
 namespace ks {
 
@@ -71,6 +72,9 @@ class AutotuneView : public QWidget, public SessionView {
   AutotuneFilter* proxy() const { return proxy_; }
   QLineEdit* filterBox() const { return filter_; }
   QCheckBox* followBox() const { return follow_; }
+  QCheckBox* logBox() const { return log_; }
+  // The selected kernel's schedules that have no time, one line each with its status.
+  QListWidget* failedList() const { return failed_; }
   QChart* chart() const;
   // Bars in the chart (sets x categories); for the tests.
   int chartBarCount() const;
@@ -84,6 +88,8 @@ class AutotuneView : public QWidget, public SessionView {
   QTableView* table_;
   QLineEdit* filter_;
   QCheckBox* follow_;
+  QCheckBox* log_;
+  QListWidget* failed_;
   QLabel* summary_;
   QChartView* chartView_;
   std::optional<uint32_t> chartKernel_;

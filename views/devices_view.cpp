@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "views/table_export.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
@@ -36,7 +37,7 @@ QTableView* makeTable(QStandardItemModel* m, QWidget* parent, const QString& csv
   t->setEditTriggers(QAbstractItemView::NoEditTriggers);
   t->verticalHeader()->hide();
   t->horizontalHeader()->setStretchLastSection(true);
-  t->setWordWrap(false);
+  installEliding(t);
   addCsvExport(t, csvName);
   return t;
 }
@@ -201,7 +202,7 @@ void DevicesView::fillDevices(const SessionSnapshot& s) {
                          text(mem.join(" / ")), g1, g2, text(canRun.join("; "))});
   }
   updating_ = false;
-  devicesTable_->resizeColumnsToContents();
+  fitColumns(devicesTable_);
   // The selections table is short: give it the height of its rows, the rest to the comparison.
   const int want = devicesTable_->horizontalHeader()->sizeHint().height() +
                    devicesTable_->verticalHeader()->defaultSectionSize() * std::max(1, devices_->rowCount()) +
@@ -275,7 +276,7 @@ void DevicesView::fillComparison() {
       for (QStandardItem* it : items) it->setFont(f);
     }
   }
-  compareTable_->resizeColumnsToContents();
+  fitColumns(compareTable_);
 
   // Summary: what was compared and who won.
   const int bi = comparison_->baseline(base);

@@ -8,11 +8,13 @@
 #include <QVBoxLayout>
 
 #include "views/graph_view.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
 EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  // The class table runs under the graph, as wide as it: e-node labels and "why" texts are long.
+  auto* split = new QSplitter(Qt::Vertical, this);
   graph_ = new GraphView(split);
   auto* side = new QWidget(split);
   auto* sideLayout = new QVBoxLayout(side);
@@ -23,7 +25,8 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   details_->setColumnCount(3);
   details_->setHeaderLabels({tr("e-node"), tr("cost"), tr("why")});
   details_->setRootIsDecorated(false);
-  details_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  details_->header()->setStretchLastSection(true);
+  installEliding(details_);
   details_->setToolTip(tr("The e-nodes of the selected class; the extracted one is marked, with its cost "
                           "and the alternatives it beat."));
   sideLayout->addWidget(header_);
@@ -32,8 +35,8 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   split->addWidget(side);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
-  split->setSizes({900, 260});
-  side->setMinimumWidth(180);
+  split->setSizes({700, 150});
+  side->setMinimumHeight(90);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
@@ -127,6 +130,7 @@ int EGraphView::showClass(uint32_t cls) {
     }
     item->setToolTip(0, QString::fromStdString(viz::enodeLabel(g, n, index_)));
   }
+  fitColumns(details_);
   return static_cast<int>(ec.nodes.size());
 }
 

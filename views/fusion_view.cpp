@@ -19,6 +19,7 @@
 
 #include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
@@ -127,7 +128,7 @@ FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(paren
   table_->verticalHeader()->setDefaultSectionSize(20);
   table_->horizontalHeader()->setStretchLastSection(false);
   table_->horizontalHeader()->setSectionResizeMode(FusionStepModel::Reason, QHeaderView::Stretch);
-  table_->setWordWrap(false);
+  installEliding(table_);
   leftLayout->addWidget(table_, 1);
 
   auto* why = new QWidget(left);
@@ -202,6 +203,7 @@ void FusionView::showTrace(std::shared_ptr<const Session> session) {
   session_ = std::move(session);
   trace_ = session_ ? &session_->trace().fusion.trace : nullptr;
   model_->setTrace(trace_);
+  fitColumns(table_);
   step_ = -1;
   explainedStep_ = -1;
   answer_->clear();

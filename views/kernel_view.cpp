@@ -5,7 +5,7 @@
 
 #include <QComboBox>
 #include <QFontDatabase>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalBlocker>
@@ -32,20 +32,26 @@ QPlainTextEdit* codePane(QWidget* parent) {
 
 KernelView::KernelView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
   kernel_ = new QComboBox(this);
-  kernel_->setMinimumContentsLength(18);
   kernel_->setToolTip(tr("Kernel (follows the shared selection)"));
   device_ = new QComboBox(this);
   device_->setToolTip(tr("Device the kernel was tuned on"));
   schedule_ = new QComboBox(this);
-  schedule_->setMinimumContentsLength(20);
   schedule_->setToolTip(tr("Schedule to lower with: the measured ones, the winner (★) first"));
-  auto* top = new QHBoxLayout;
-  top->addWidget(new QLabel(tr("Kernel"), this));
-  top->addWidget(kernel_, 2);
-  top->addWidget(new QLabel(tr("Device"), this));
-  top->addWidget(device_, 1);
-  top->addWidget(new QLabel(tr("Schedule"), this));
-  top->addWidget(schedule_, 2);
+  // Two rows, and combos that may shrink below their longest entry: the dock shares a column
+  // and must not force the window wider than a laptop screen.
+  for (QComboBox* c : {kernel_, device_, schedule_}) {
+    c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    c->setMinimumContentsLength(8);
+  }
+  auto* top = new QGridLayout;
+  top->addWidget(new QLabel(tr("Kernel"), this), 0, 0);
+  top->addWidget(kernel_, 0, 1);
+  top->addWidget(new QLabel(tr("Device"), this), 0, 2);
+  top->addWidget(device_, 0, 3);
+  top->addWidget(new QLabel(tr("Schedule"), this), 1, 0);
+  top->addWidget(schedule_, 1, 1, 1, 3);
+  top->setColumnStretch(1, 2);
+  top->setColumnStretch(3, 1);
   header_ = new QLabel(tr("Nothing compiled."), this);
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);

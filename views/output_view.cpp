@@ -1,5 +1,6 @@
 // OutputView: tables over the last RunRecord's outputs; values are read straight from the HostTensor.
 #include "views/output_view.h"
+#include "views/table_fit.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -153,6 +154,7 @@ OutputView::OutputView(SessionContext* context, QWidget* parent) : QWidget(paren
   summary_->setSelectionMode(QAbstractItemView::SingleSelection);
   summary_->verticalHeader()->hide();
   summary_->horizontalHeader()->setStretchLastSection(true);
+  installEliding(summary_);
   auto* lower = new QWidget(split);
   auto* lowerLayout = new QVBoxLayout(lower);
   lowerLayout->setContentsMargins(0, 0, 0, 0);
@@ -192,6 +194,7 @@ void OutputView::showSession(std::shared_ptr<const Session> session) {
   output_ = -1;
   sliceModel_->setTensor(nullptr);
   summaryModel_->setOutputs(outs, session_.get());
+  fitColumns(summary_);
   if (outs && !outs->empty()) selectOutput(0);
   else refreshHeader();
 }

@@ -18,6 +18,7 @@
 #include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
 #include "views/table_export.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
@@ -41,7 +42,7 @@ PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), 
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setWordWrap(false);
+  installEliding(table_);
   addCsvExport(table_, "plan.csv");
   memory_ = new QLabel(tr("Nothing planned."), this);
   memory_->setWordWrap(true);
@@ -114,7 +115,7 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
     row.back()->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     model_->appendRow(row);
   }
-  table_->resizeColumnsToContents();
+  fitColumns(table_);
   QStringList pools;
   for (std::size_t p = 0; p < plan.peakBytes.size(); ++p)
     pools << tr("%1: %2").arg(p == 0 ? tr("host") : tr("pool %1").arg(p), bytesText(plan.peakBytes[p]));

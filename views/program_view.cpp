@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "views/rule_highlighter.h"
+#include "views/table_fit.h"
 
 namespace ks {
 
@@ -44,6 +45,7 @@ ProgramView::ProgramView(SessionContext* context, QWidget* parent) : QWidget(par
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  installEliding(table_);
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& idx) {
     const QVariant cls = io_->item(idx.row(), 0)->data(Qt::UserRole);
     if (!cls.isValid() || !context_) return;
@@ -95,7 +97,7 @@ void ProgramView::sessionLoaded(const SessionSnapshot& s) {
   for (const auto& in : p.inputs) addRow(tr("input"), in.name, in.cls, "%" + QString::number(in.cls.v));
   for (const auto& pa : p.params) addRow(tr("param"), pa.name, pa.cls, QString::fromStdString(pa.init.str()));
   for (const auto& out : p.outputs) addRow(tr("output"), out.name, out.cls, "%" + QString::number(out.cls.v));
-  table_->resizeColumnsToContents();
+  fitColumns(table_);
 }
 
 void ProgramView::sessionClosed() {

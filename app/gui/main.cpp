@@ -51,13 +51,17 @@ int main(int argc, char** argv) {
 
   ks::MainWindow w;
   if (parser.isSet(shot)) {
+    // A picture of the default layout at the asked size, whatever was saved last time.
     const QStringList wh = parser.value(size).split('x');
+    w.setWindowState(Qt::WindowNoState);
     if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
+    w.resetLayout();
   }
   const QString level = parser.value(tune);
   w.controller().compileOptions().tune = level == "none" ? ks::TuneLevel::None : level == "full" ? ks::TuneLevel::Full : ks::TuneLevel::Quick;
   w.controller().compileOptions().devices = parser.value(devices).toStdString();
-  w.show();
+  if (parser.isSet(shot)) w.show();
+  else w.showAsSaved();
   if (!parser.positionalArguments().isEmpty()) w.openFile(parser.positionalArguments().front());
   if (parser.isSet(compile) || parser.isSet(compare)) {
     // Once, after the first successful load; then, after the compile, the comparison (started

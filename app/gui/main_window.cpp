@@ -9,16 +9,20 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <algorithm>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTime>
 #include <QThread>
 #include <QTimer>
@@ -47,88 +51,56 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   setDockNestingEnabled(true);
   setObjectName("MainWindow");
+  buildViews();
+  buildStatusBar();
+  connectController();
+  buildMenus();
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoredLayout_ = restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
+  if (restoredLayout_) settling_ = false;
+  if (!settings.contains("window/geometry")) {
+    // Un-maximizing the first window should still leave a sensible size.
+    const QSize avail = screen() ? screen()->availableGeometry().size() : QSize(1600, 1000);
+    resize(avail * 0.85);
+  }
+}
 
+void MainWindow::buildViews() {
   egraph_ = new EGraphView(&controller_, this);
-  setCentralWidget(egraph_);
-
   program_ = new ProgramView(&controller_, this);
-  auto* programDock = new QDockWidget(tr("Program"), this);
-  programDock->setObjectName("ProgramDock");
-  programDock->setWidget(program_);
-  addDockWidget(Qt::LeftDockWidgetArea, programDock);
-
   log_ = new QPlainTextEdit(this);
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(2000);
-  auto* logDock = new QDockWidget(tr("Log"), this);
-  logDock->setObjectName("LogDock");
-  logDock->setWidget(log_);
-  addDockWidget(Qt::BottomDockWidgetArea, logDock);
-
-  // Fusion steps and run outputs: tabbed together beside the log.
   auto* fusion = new FusionView(&controller_, this);
-  auto* fusionDock = new QDockWidget(tr("Fusion"), this);
-  fusionDock->setObjectName("FusionDock");
-  fusionDock->setWidget(fusion);
-  addDockWidget(Qt::BottomDockWidgetArea, fusionDock);
   auto* outputs = new OutputView(&controller_, this);
-  auto* outputDock = new QDockWidget(tr("Outputs"), this);
-  outputDock->setObjectName("OutputDock");
-  outputDock->setWidget(outputs);
-  tabifyDockWidget(fusionDock, outputDock);
-  fusionDock->raise();
-  controller_.addView(fusion);
-  controller_.addView(outputs);
-  controller_.addView(program_);
-  controller_.addView(egraph_);
-
-  // Analysis views: tabbed together on the right, each following the selection.
-  QDockWidget* analysisFirst = nullptr;
-  auto addAnalysisDock = [this, &analysisFirst](QWidget* view, SessionView* sv, const QString& title, const char* name) {
-    auto* dock = new QDockWidget(title, this);
-    dock->setObjectName(name);
-    dock->setWidget(view);
-    addDockWidget(Qt::RightDockWidgetArea, dock);
-    if (analysisFirst) tabifyDockWidget(analysisFirst, dock);
-    else analysisFirst = dock;
-    controller_.addView(sv);
-  };
   auto* autotune = new AutotuneView(&controller_, this);
-  addAnalysisDock(autotune, autotune, tr("Autotune"), "AutotuneDock");
   auto* kernel = new KernelView(&controller_, this);
-  addAnalysisDock(kernel, kernel, tr("Kernel"), "KernelDock");
   auto* plan = new PlanView(&controller_, this);
-  addAnalysisDock(plan, plan, tr("Plan"), "PlanDock");
   auto* devicesView = new DevicesView(&controller_, this);
   devicesView_ = devicesView;
-  addAnalysisDock(devicesView, devicesView, tr("Devices"), "DevicesDock");
-  // "Compare checked": compile and run once per checked selection; the session shown stays.
-  connect(devicesView, &DevicesView::compareRequested, this, [this](const QStringList& selections) {
-    log(tr("comparing on %1").arg(selections.join("; ")));
-    controller_.compareDevices(selections);
-  });
-  connect(&controller_, &SessionController::comparisonChanged, this, [this] {
-    if (auto c = controller_.comparison()) {
-      QStringList parts;
-      for (const ComparisonEntry& e : c->entries)
-        parts << (e.error.empty() ? QString("%1 %2 us").arg(QString::fromStdString(e.selection)).arg(e.run.totalNs / 1e3, 0, 'f', 1)
-                                  : QString("%1 failed").arg(QString::fromStdString(e.selection)));
-      status_->setText(tr("Compared: %1").arg(parts.join(", ")));
-      log(status_->text());
-    }
-  });
-  analysisFirst->raise();
+  for (SessionView* v : std::initializer_list<SessionView*>{fusion, outputs, program_, egraph_, autotune, kernel, plan, devicesView})
+    controller_.addView(v);
 
-  buildStatusBar();
-  connectController();
+  // The graph being inspected gets the centre; the Plan and Fusion docks keep their tables and
+  // hand their graphs to it.
+  central_ = new QTabWidget(this);
+  central_->setObjectName("CentralGraphs");
+  central_->setDocumentMode(true);
+  central_->addTab(egraph_, tr("E-graph"));
+  central_->addTab(plan->graphView(), tr("Plan graph"));
+  central_->addTab(fusion->graphView(), tr("Fusion state"));
+  setCentralWidget(central_);
 
-  buildMenus();
-  resizeDocks({programDock}, {420}, Qt::Horizontal);
-  resizeDocks({logDock}, {110}, Qt::Vertical);
-  QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1400, 900);
+  addDock(program_, tr("Program"), "ProgramDock");
+  addDock(autotune, tr("Autotune"), "AutotuneDock");
+  addDock(kernel, tr("Kernel"), "KernelDock");
+  followDock(addDock(plan, tr("Plan"), "PlanDock"), plan->graphView());
+  addDock(devicesView, tr("Devices"), "DevicesDock");
+  followDock(addDock(fusion, tr("Fusion"), "FusionDock"), fusion->graphView());
+  addDock(outputs, tr("Outputs"), "OutputDock");
+  addDock(log_, tr("Log"), "LogDock");
+  applyDefaultLayout();
 }
 
 void MainWindow::buildStatusBar() {
@@ -148,11 +120,7 @@ void MainWindow::buildStatusBar() {
     controller_.cancel();
     log(tr("cancelled"));
   });
-}
 
-// Busy state, progress, loaded sessions and failures from the controller; layout news from the
-// e-graph's view.
-void MainWindow::connectController() {
   connect(&controller_, &SessionController::busyChanged, this, [this](bool busy, const QString& what) {
     progress_->setVisible(busy);
     if (busy) progress_->setRange(0, 0);  // indeterminate until the first report
@@ -163,6 +131,25 @@ void MainWindow::connectController() {
     progress_->setRange(0, 1000);
     progress_->setValue(static_cast<int>(f * 1000));
     if (!what.isEmpty()) status_->setText(what);
+  });
+}
+
+// What the controller reports goes to the status bar and the log.
+void MainWindow::connectController() {
+  // "Compare checked": compile and run once per checked selection; the session shown stays.
+  connect(devicesView_, &DevicesView::compareRequested, this, [this](const QStringList& selections) {
+    log(tr("comparing on %1").arg(selections.join("; ")));
+    controller_.compareDevices(selections);
+  });
+  connect(&controller_, &SessionController::comparisonChanged, this, [this] {
+    if (auto c = controller_.comparison()) {
+      QStringList parts;
+      for (const ComparisonEntry& e : c->entries)
+        parts << (e.error.empty() ? QString("%1 %2 us").arg(QString::fromStdString(e.selection)).arg(e.run.totalNs / 1e3, 0, 'f', 1)
+                                  : QString("%1 failed").arg(QString::fromStdString(e.selection)));
+      status_->setText(tr("Compared: %1").arg(parts.join(", ")));
+      log(status_->text());
+    }
   });
   connect(&controller_, &SessionController::loaded, this, [this](const QString& path) {
     const SessionSnapshot* s = controller_.snapshot();
@@ -204,6 +191,90 @@ void MainWindow::connectController() {
 }
 
 MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addDock(QWidget* view, const QString& title, const char* objectName) {
+  auto* d = new QDockWidget(title, this);
+  d->setObjectName(objectName);
+  d->setWidget(view);
+  addDockWidget(Qt::RightDockWidgetArea, d);
+  return d;
+}
+
+QDockWidget* MainWindow::dock(const QString& name) const {
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    if (d->objectName().compare(name + "Dock", Qt::CaseInsensitive) == 0 || d->windowTitle().compare(name, Qt::CaseInsensitive) == 0)
+      return d;
+  return nullptr;
+}
+
+void MainWindow::applyDefaultLayout() {
+  const bool wasSettling = settling_;
+  settling_ = true;
+  // Side docks run the full height; the bottom tabs sit under the central graph only.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  QDockWidget* program = dock("Program");
+  QDockWidget* rightFirst = dock("Autotune");
+  const QList<QDockWidget*> bottom{dock("Fusion"), dock("Outputs"), dock("Log")};
+  QDockWidget* bottomFirst = bottom.front();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    d->setFloating(false);
+    d->show();
+  }
+  addDockWidget(Qt::LeftDockWidgetArea, program);
+  addDockWidget(Qt::RightDockWidgetArea, rightFirst);
+  addDockWidget(Qt::BottomDockWidgetArea, bottomFirst);
+  for (QDockWidget* d : bottom.mid(1)) tabifyDockWidget(bottomFirst, d);
+  // Every other dock (the known ones and any added later) competes for the right column.
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    if (d != rightFirst && d != program && !bottom.contains(d)) tabifyDockWidget(rightFirst, d);
+  rightFirst->raise();
+  bottomFirst->raise();
+  central_->setCurrentIndex(0);
+  // The minimum size was computed while the docks were still stacked, not tabbed: a resize
+  // before the first show would be held to it.
+  layout()->invalidate();
+  layout()->activate();
+  sizeDefaultDocks();
+  settling_ = wasSettling;
+}
+
+void MainWindow::sizeDefaultDocks() {
+  const int w = width(), h = height();
+  resizeDocks({dock("Program"), dock("Autotune")}, {std::clamp(w / 5, 260, 400), std::clamp(w * 3 / 10, 360, 600)}, Qt::Horizontal);
+  resizeDocks({dock("Fusion")}, {std::clamp(h / 4, 170, 300)}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+  applyDefaultLayout();
+  log(tr("layout reset"));
+}
+
+void MainWindow::followDock(QDockWidget* d, QWidget* centralPage) {
+  centralPageOf_.insert(d, centralPage);
+  connect(d, &QDockWidget::visibilityChanged, this, [this, centralPage](bool visible) {
+    if (settling_) return;
+    if (visible) central_->setCurrentWidget(centralPage);
+    else if (central_->currentWidget() == centralPage) central_->setCurrentIndex(0);
+  });
+}
+
+void MainWindow::showAsSaved() {
+  if (QSettings().contains("window/geometry")) show();
+  else showMaximized();
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!settling_) return;
+  // The first show (possibly maximized by the window manager a little later) decides the sizes.
+  QTimer::singleShot(1000, this, [this] { settling_ = false; });
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+  QMainWindow::resizeEvent(e);
+  if (settling_ && !restoredLayout_) sizeDefaultDocks();
+}
 
 QString MainWindow::samplesDir() {
   const QString env = qEnvironmentVariable("KS_SOURCE_DIR");
@@ -264,6 +335,10 @@ void MainWindow::buildMenus() {
     QKeyEvent ev(QEvent::KeyPress, Qt::Key_F, Qt::ControlModifier);
     QApplication::sendEvent(gv, &ev);
   })->setShortcut(QKeySequence::Find);
+  viewMenu_->addSeparator();
+  QAction* reset = viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+  reset->setObjectName("ResetLayoutAction");
+  reset->setToolTip(tr("Every view back to its default place and size"));
   viewMenu_->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu_->addAction(d->toggleViewAction());
 
@@ -351,14 +426,14 @@ bool MainWindow::isBusy() const {
 }
 
 bool MainWindow::raiseDock(const QString& name, int width) {
-  for (QDockWidget* d : findChildren<QDockWidget*>())
-    if (d->objectName().compare(name + "Dock", Qt::CaseInsensitive) == 0 || d->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
-      d->show();
-      d->raise();
-      if (width > 0) resizeDocks({d}, {width}, Qt::Horizontal);
-      return true;
-    }
-  return false;
+  QDockWidget* d = dock(name);
+  if (!d) return false;
+  d->show();
+  d->raise();
+  if (width > 0) resizeDocks({d}, {width}, Qt::Horizontal);
+  // Its graph too, even while the first show is settling.
+  if (QWidget* page = centralPageOf_.value(d)) central_->setCurrentWidget(page);
+  return true;
 }
 
 void MainWindow::screenshotWhenIdle(const QString& path, int timeoutMs, std::function<void(bool)> done,
@@ -397,7 +472,7 @@ void MainWindow::log(const QString& line) {
 void MainWindow::closeEvent(QCloseEvent* e) {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
-  s.setValue("window/state", saveState());
+  s.setValue("window/state", saveState(kLayoutVersion));
   QMainWindow::closeEvent(e);
 }
 

@@ -1,7 +1,9 @@
-// The Kernelscope main window: dockable views around the e-graph, menus, toolbar, status bar with
-// progress and Cancel, recent files, drag and drop, window state kept in QSettings.
+// The Kernelscope main window: the graph being inspected in the centre (e-graph, plan or fusion
+// state), dockable views around it, menus, toolbar, status bar with progress and Cancel, recent
+// files, drag and drop, window state kept in QSettings under a layout version.
 #pragma once
 #include <QMainWindow>
+#include <QHash>
 #include <QStringList>
 #include <functional>
 
@@ -12,6 +14,8 @@ class QProgressBar;
 class QToolButton;
 class QMenu;
 class QPlainTextEdit;
+class QDockWidget;
+class QTabWidget;
 
 namespace ks {
 
@@ -22,8 +26,23 @@ class ProgramView;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
+  // Saved dock states of another version are not restored: a new or renamed dock would
+  // otherwise come back into a layout that never had it.
+  static constexpr int kLayoutVersion = 2;
+
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
+
+  // Shows the window as it was left, or maximized on the first start (nothing saved yet).
+  void showAsSaved();
+  // Every dock back to its default place, size and tab group (View > Reset layout).
+  void resetLayout();
+  // True when the constructor restored a saved dock layout of this version.
+  bool restoredLayout() const { return restoredLayout_; }
+  // The central graphs: the e-graph, the plan graph and the fusion state, one tab each; raising
+  // the Plan or Fusion dock brings its graph to the front.
+  QTabWidget* centralTabs() const { return central_; }
+  QDockWidget* dock(const QString& name) const;
 
   SessionController& controller() { return controller_; }
   EGraphView* egraphView() const { return egraph_; }
@@ -46,12 +65,19 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
  private:
+  void buildViews();
   void buildStatusBar();
   void connectController();
+  QDockWidget* addDock(QWidget* view, const QString& title, const char* objectName);
+  void applyDefaultLayout();
+  void sizeDefaultDocks();
+  void followDock(QDockWidget* d, QWidget* centralPage);
   void buildMenus();
   void openDialog();
   void exportGraph();
@@ -72,7 +98,13 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QMenu* sampleMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
+  QTabWidget* central_ = nullptr;
+  QHash<QDockWidget*, QWidget*> centralPageOf_;  // docks whose graph lives in the centre
   QString lastError_;
+  bool restoredLayout_ = false;
+  // Until the first show has settled, the default dock sizes follow the window's size (it becomes
+  // maximized after the constructor) and raised docks do not switch the central graph.
+  bool settling_ = true;
 };
 
 }  // namespace ks

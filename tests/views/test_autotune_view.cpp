@@ -2,7 +2,10 @@
 // say, sorting and filtering, a row selects its kernel and device, the chart has the kernel's bars,
 // CSV export read back.
 #include <QCheckBox>
+#include <QAbstractAxis>
+#include <QChart>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -104,14 +107,31 @@ class TestAutotuneView : public QObject {
     QVERIFY(ctx.selects >= 1);
     QCOMPARE(ctx.selection().kernel, std::optional<uint32_t>(m.kernel));
     QCOMPARE(ctx.selection().device, std::optional<uint32_t>(m.device));
-    // The chart: one bar per (device with an ok measurement, distinct schedule) of that kernel.
+    // The chart: one bar per (device with an ok measurement, schedule with an ok time) of that
+    // kernel; the others are listed beside it, not drawn as zero.
     std::set<std::string> schedules;
     std::set<uint32_t> devices;
+    int failed = 0;
     for (const TuneMeasurement& x : t.measurements)
       if (x.kernel == m.kernel) {
-        schedules.insert(x.schedule);
-        if (x.status == TuneStatus::Ok) devices.insert(x.device);
+        if (x.status == TuneStatus::Ok) {
+          schedules.insert(x.schedule);
+          devices.insert(x.device);
+        } else {
+          ++failed;
+        }
       }
+    QCOMPARE(v.chartBarCount(), int(schedules.size() * devices.size()));
+    QCOMPARE(v.failedList()->count(), failed);
+    // A log axis by default; unticking it gives a linear one with the same bars.
+    QVERIFY(v.logBox()->isChecked());
+    auto yKind = [&v] {
+      for (QAbstractAxis* a : v.chart()->axes(Qt::Vertical)) return a->type();
+      return QAbstractAxis::AxisTypeNoAxis;
+    };
+    QCOMPARE(yKind(), QAbstractAxis::AxisTypeLogValue);
+    v.logBox()->setChecked(false);
+    QCOMPARE(yKind(), QAbstractAxis::AxisTypeValue);
     QCOMPARE(v.chartBarCount(), int(schedules.size() * devices.size()));
     if (!qEnvironmentVariableIsEmpty("KS_SCREENSHOT_DIR")) {
       v.resize(1100, 700);

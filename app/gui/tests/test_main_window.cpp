@@ -1,6 +1,10 @@
 // The main window: opens a sample (program view and e-graph filled), survives bad files with a
 // message, follows one selection across views, and can grab a screenshot.
+#include <QAction>
 #include <QApplication>
+#include <QDockWidget>
+#include <QSettings>
+#include <QTabWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTreeWidget>
@@ -17,6 +21,7 @@
 #include "views/devices_view.h"
 #include "views/egraph_view.h"
 #include "views/graph_view.h"
+#include "views/plan_view.h"
 #include "views/program_view.h"
 
 using namespace ks;
@@ -77,6 +82,123 @@ class TestMainWindow : public QObject {
   void initTestCase() {
     QCoreApplication::setOrganizationName("KernelscopeTest");
     QCoreApplication::setApplicationName("KernelscopeTest");
+    QSettings().clear();
+  }
+  void cleanupTestCase() { QSettings().clear(); }
+
+  // The default layout: the e-graph has the centre, the analysis views are tabbed on the right,
+  // fusion, outputs and log at the bottom; Reset layout puts moved, floated and closed docks back;
+  // raising the Plan dock brings the plan graph to the centre and raising another the e-graph.
+  void defaultLayoutAndReset() {
+    QSettings().clear();
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!w.restoredLayout());
+    auto checkDefault = [&w] {
+      QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.egraphView()));
+      QCOMPARE(w.dockWidgetArea(w.dock("Program")), Qt::LeftDockWidgetArea);
+      for (const char* n : {"Autotune", "Kernel", "Plan", "Devices"}) {
+        QCOMPARE(w.dockWidgetArea(w.dock(n)), Qt::RightDockWidgetArea);
+        QVERIFY(!w.dock(n)->isFloating());
+        QVERIFY(w.dock(n)->toggleViewAction()->isChecked());
+      }
+      QVERIFY(w.tabifiedDockWidgets(w.dock("Autotune")).contains(w.dock("Plan")));
+      QVERIFY(w.tabifiedDockWidgets(w.dock("Fusion")).contains(w.dock("Log")));
+      QCOMPARE(w.dockWidgetArea(w.dock("Log")), Qt::BottomDockWidgetArea);
+    };
+    checkDefault();
+    if (QTest::currentTestFailed()) return;
+    // The centre is the largest part of the window, not a column between docks.
+    QApplication::processEvents();
+    const QWidget* centre = w.centralTabs();
+    QVERIFY2(centre->width() >= w.width() * 45 / 100, qPrintable(QString::number(centre->width())));
+    QVERIFY2(centre->height() >= w.height() * 55 / 100, qPrintable(QString::number(centre->height())));
+    QVERIFY(w.dock("Program")->width() <= w.width() / 4);
+    QVERIFY(w.dock("Autotune")->width() <= w.width() / 3);
+
+    w.addDockWidget(Qt::LeftDockWidgetArea, w.dock("Plan"));
+    w.dock("Autotune")->setFloating(true);
+    w.dock("Kernel")->close();
+    QCOMPARE(w.dockWidgetArea(w.dock("Plan")), Qt::LeftDockWidgetArea);
+    QAction* reset = w.findChild<QAction*>("ResetLayoutAction");
+    QVERIFY(reset);
+    reset->trigger();
+    checkDefault();
+    if (QTest::currentTestFailed()) return;
+
+    QTest::qWait(1200);  // past the first show's settling
+    auto* plan = qobject_cast<PlanView*>(w.dock("Plan")->widget());
+    QVERIFY(plan);
+    w.dock("Plan")->raise();
+    QTRY_COMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(plan->graphView()));
+    w.dock("Devices")->raise();
+    QTRY_COMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.egraphView()));
+  }
+
+  // A saved layout comes back only when it was saved under the current layout version.
+  // All docks together still fit a 1280x800 screen (a dock's minimum width is the column's).
+  void fitsALaptopScreen() {
+    MainWindow w;
+    // Before the first show too: a window resized then shown must get the size asked for.
+    QVERIFY2(w.minimumSize().height() <= 740, qPrintable(QString::number(w.minimumSize().height())));
+    w.show();
+    const QSize min = w.minimumSizeHint();
+    QVERIFY2(min.width() <= 1280 && min.height() <= 740, qPrintable(QString("%1x%2").arg(min.width()).arg(min.height())));
+  }
+
+  void layoutVersioned() {
+    QSettings settings;
+    settings.clear();
+    QByteArray stale, current;
+    {
+      MainWindow a;
+      a.resize(1200, 800);
+      a.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&a));
+      a.addDockWidget(Qt::LeftDockWidgetArea, a.dock("Plan"));
+      stale = a.saveState(MainWindow::kLayoutVersion - 1);
+      current = a.saveState(MainWindow::kLayoutVersion);
+    }
+    settings.setValue("window/state", stale);
+    {
+      MainWindow b;
+      QVERIFY(!b.restoredLayout());
+      QCOMPARE(b.dockWidgetArea(b.dock("Plan")), Qt::RightDockWidgetArea);
+    }
+    settings.setValue("window/state", current);
+    {
+      MainWindow c;
+      QVERIFY(c.restoredLayout());
+      QCOMPARE(c.dockWidgetArea(c.dock("Plan")), Qt::LeftDockWidgetArea);
+    }
+    settings.clear();
+  }
+
+  // The first start opens maximized; later starts open as the window was closed.
+  void firstStartMaximized() {
+    QSettings().clear();
+    {
+      MainWindow w;
+      w.showAsSaved();
+      QVERIFY(w.windowState() & Qt::WindowMaximized);
+    }
+    {
+      MainWindow w;
+      w.resize(1000, 700);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.close();  // saves geometry and state
+    }
+    QVERIFY(QSettings().contains("window/geometry"));
+    MainWindow w;
+    w.showAsSaved();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!(w.windowState() & Qt::WindowMaximized));
+    QCOMPARE(w.size(), QSize(1000, 700));
+    QVERIFY(w.restoredLayout());
+    QSettings().clear();
   }
 
   void opensSample() {
