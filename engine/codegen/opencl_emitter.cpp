@@ -238,6 +238,12 @@ class Emitter {
   std::vector<std::size_t> findGroup(const std::vector<LStmt>& b, std::size_t i, const std::set<std::size_t>& taken,
                                      std::vector<std::string>& vec, int& width) const {
     const LStmt& s = b[i];
+    // Only a statement reading lane 0 of a vector can start a group: without this, every
+    // statement of a long block would scan all the ones after it.
+    bool readsLane0 = false;
+    for (const LArg& a : s.args)
+      if (const VecLane* l = laneOf(a); l && l->lane == 0) readsLane0 = true;
+    if (!readsLane0) return {};
     for (std::size_t k1 = i + 1; k1 < b.size(); ++k1) {
       if (taken.count(k1)) continue;
       // Which positions are vectors: lane 0 here and lane 1 of the same vector in the candidate.

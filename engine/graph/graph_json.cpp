@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/json_read.h"
 #include "engine/core/scalar_json.h"
 #include "engine/graph/graph.h"
 
@@ -14,9 +15,9 @@ std::vector<uint32_t> ids(const std::vector<ClassId>& v) {
   for (auto c : v) r.push_back(c.v);
   return r;
 }
-std::vector<ClassId> classIds(const nlohmann::json& j) {
+std::vector<ClassId> classIds(const std::vector<uint32_t>& v) {
   std::vector<ClassId> r;
-  for (auto& v : j) r.push_back(ClassId(v.get<uint32_t>()));
+  for (uint32_t c : v) r.push_back(ClassId(c));
   return r;
 }
 }  // namespace
@@ -60,81 +61,127 @@ std::string Graph::toJson() const {
   return j.dump();
 }
 
+namespace {
+DType dtypeAt(const nlohmann::json& j, const char* key) {
+  const std::string name = jsonGet<std::string>(j, key);
+  const auto t = parseDType(name);
+  if (!t) {
+    JsonPath at(key);
+    throw Error(ErrorCode::Parse, "unknown dtype '" + name + "'");
+  }
+  return *t;
+}
+
+LeafInfo leafFrom(const nlohmann::json& lj) {
+  LeafInfo l;
+  l.name = jsonGet<std::string>(lj, "name");
+  l.kind = static_cast<LeafKind>(jsonGet<uint8_t>(lj, "kind"));
+  l.dtype = dtypeAt(lj, "dtype");
+  l.shape = jsonGet<Shape>(lj, "shape");
+  if (!lj.contains("data")) return l;
+  // The count is checked before anything is allocated: a file can claim any shape.
+  int64_t count = 1;
+  for (Dim d : l.shape)
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) {
+      JsonPath at("shape");
+      throw Error(ErrorCode::Parse, "expected dimensions >= 0, found " + shapeStr(l.shape));
+    }
+  const std::vector<double> vals = jsonGet<std::vector<double>>(lj, "data");
+  if (static_cast<int64_t>(vals.size()) != count) {
+    JsonPath at("data");
+    throw Error(ErrorCode::Parse, "expected " + std::to_string(count) + " values for the shape " + shapeStr(l.shape));
+  }
+  auto t = std::make_shared<HostTensor>(l.dtype, l.shape);
+  for (std::size_t i = 0; i < vals.size(); ++i) t->setDouble(static_cast<int64_t>(i), vals[i]);
+  l.data = t;
+  return l;
+}
+
+Node nodeFrom(const nlohmann::json& nj) {
+  Node n;
+  const std::string kind = jsonGet<std::string>(nj, "kind");
+  bool found = false;
+  for (int k = 0; k < kNumNodeKinds; ++k)
+    if (nodeKindName(static_cast<NodeKind>(k)) == kind) {
+      n.kind = static_cast<NodeKind>(k);
+      found = true;
+    }
+  if (!found) {
+    JsonPath at("kind");
+    throw Error(ErrorCode::Parse, "unknown node kind '" + kind + "'");
+  }
+  n.op = jsonGet<uint8_t>(nj, "op", 0);
+  if (nj.contains("dtype")) n.dtype = dtypeAt(nj, "dtype");
+  n.in = classIds(jsonGet<std::vector<uint32_t>>(nj, "in", {}));
+  n.attr = jsonGet<std::vector<int64_t>>(nj, "attr", {});
+  if (nj.contains("value")) {
+    JsonPath at("value");
+    n.value = scalarFromJson(nj["value"]);
+  }
+  if (n.kind == NodeKind::Const) n.dtype = n.value.dtype();
+  n.ref = jsonGet<uint32_t>(nj, "ref", 0);
+  n.device = jsonGet<uint32_t>(nj, "device", 0);
+  n.out = classIds(jsonGet<std::vector<uint32_t>>(nj, "out", {}));
+  n.timeNs = jsonGet<double>(nj, "time_ns", 0.0);
+  return n;
+}
+
+// `v` indexes a list of `n` things (`what`); `key` is its place inside the current value.
+void inRange(const std::string& key, uint64_t v, std::size_t n, const char* what) {
+  if (v < n) return;
+  JsonPath at(key);
+  throw Error(ErrorCode::Parse, std::string("expected ") + what + " (" + std::to_string(n) + " in the graph), found " + std::to_string(v));
+}
+}  // namespace
+
+// Every id is checked here (errors name the JSON pointer): the rest of the engine indexes without checking.
 Graph Graph::fromJson(const std::string& text) {
+  const bool outermost = JsonPath::current().empty();
   Graph g;
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
-    const int version = j.value("version", 1);
-    if (version < 1 || version > 2) throw Error(ErrorCode::Parse, "graph JSON version " + std::to_string(version) + " is not supported (1 or 2)");
-    auto dt = [](const nlohmann::json& v) {
-      auto t = parseDType(v.get<std::string>());
-      if (!t) throw Error(ErrorCode::Parse, "unknown dtype '" + v.get<std::string>() + "' in graph JSON");
-      return *t;
-    };
-    for (auto& lj : j.value("leaves", nlohmann::json::array())) {
-      LeafInfo l;
-      l.name = lj.at("name").get<std::string>();
-      l.kind = static_cast<LeafKind>(lj.at("kind").get<int>());
-      l.dtype = dt(lj.at("dtype"));
-      l.shape = lj.at("shape").get<Shape>();
-      if (lj.contains("data")) {
-        auto t = std::make_shared<HostTensor>(l.dtype, l.shape);
-        const auto vals = lj["data"].get<std::vector<double>>();
-        if (static_cast<int64_t>(vals.size()) != t->numel()) throw Error(ErrorCode::Parse, "constant data size mismatch");
-        for (std::size_t i = 0; i < vals.size(); ++i) t->setDouble(static_cast<int64_t>(i), vals[i]);
-        l.data = t;
-      }
-      g.leaves_.push_back(std::move(l));
+    if (!j.is_object()) throw Error(ErrorCode::Parse, "expected an object");
+    const int version = jsonGet<int>(j, "version", 1);
+    if (version < 1 || version > 2) {
+      JsonPath at("version");
+      throw Error(ErrorCode::Parse, "graph JSON version " + std::to_string(version) + " is not supported (1 or 2)");
     }
-    g.leafClasses_ = classIds(j.value("leaf_classes", nlohmann::json::array()));
-    for (auto& nj : j.at("nodes")) {
-      Node n;
-      const std::string kind = nj.at("kind").get<std::string>();
-      bool found = false;
-      for (int k = 0; k < kNumNodeKinds; ++k)
-        if (nodeKindName(static_cast<NodeKind>(k)) == kind) {
-          n.kind = static_cast<NodeKind>(k);
-          found = true;
-        }
-      if (!found) throw Error(ErrorCode::Parse, "unknown node kind '" + kind + "' in graph JSON");
-      n.op = nj.value("op", uint8_t{0});
-      if (nj.contains("dtype")) n.dtype = dt(nj["dtype"]);
-      if (nj.contains("in")) n.in = classIds(nj["in"]);
-      if (nj.contains("attr")) n.attr = nj["attr"].get<std::vector<int64_t>>();
-      if (nj.contains("value")) n.value = scalarFromJson(nj["value"]);
-      if (n.kind == NodeKind::Const) n.dtype = n.value.dtype();
-      n.ref = nj.value("ref", 0u);
-      n.device = nj.value("device", 0u);
-      if (nj.contains("out")) n.out = classIds(nj["out"]);
-      n.timeNs = nj.value("time_ns", 0.0);
-      g.nodes_.push_back({std::move(n), ClassId(nj.at("class").get<uint32_t>())});
+    jsonEach(j, "leaves", [&](const nlohmann::json& lj) { g.leaves_.push_back(leafFrom(lj)); });
+    g.leafClasses_ = classIds(jsonGet<std::vector<uint32_t>>(j, "leaf_classes", {}));
+    {
+      JsonPath at("nodes");
+      if (!j.contains("nodes")) throw Error(ErrorCode::Parse, "missing (expected the list of nodes)");
     }
-    for (auto& cj : j.at("classes")) {
+    jsonEach(j, "nodes", [&](const nlohmann::json& nj) { g.nodes_.push_back({nodeFrom(nj), ClassId(jsonGet<uint32_t>(nj, "class"))}); });
+    jsonEach(j, "classes", [&](const nlohmann::json& cj) {
       EClass c;
-      for (auto& v : cj.at("nodes")) {
-        const uint32_t id = v.get<uint32_t>();
-        if (id >= g.nodes_.size()) throw Error(ErrorCode::Parse, "node id out of range in graph JSON");
-        c.nodes.push_back(NodeId(id));
+      for (uint32_t id : jsonGet<std::vector<uint32_t>>(cj, "nodes")) c.nodes.push_back(NodeId(id));
+      {
+        JsonPath at("nodes");
+        for (std::size_t k = 0; k < c.nodes.size(); ++k) inRange(std::to_string(k), c.nodes[k].v, g.nodes_.size(), "a node");
       }
       const uint32_t self = static_cast<uint32_t>(g.classes_.size());
-      const uint32_t parent = cj.value("parent", self);
+      const uint32_t parent = jsonGet<uint32_t>(cj, "parent", self);
       // A parent of smaller id keeps find acyclic and the root the smallest id of its class.
-      if (parent > self) throw Error(ErrorCode::Parse, "class " + std::to_string(self) + " has a parent of larger id in graph JSON");
-      if (parent == self && c.nodes.empty()) throw Error(ErrorCode::Parse, "empty class in graph JSON");
-      if (parent != self && !c.nodes.empty()) throw Error(ErrorCode::Parse, "merged class " + std::to_string(self) + " lists nodes in graph JSON");
+      if (parent > self) throw Error(ErrorCode::Parse, "class " + std::to_string(self) + " has a parent of larger id");
+      if (parent == self && c.nodes.empty()) throw Error(ErrorCode::Parse, "expected at least one node in a class");
+      if (parent != self && !c.nodes.empty()) throw Error(ErrorCode::Parse, "merged class " + std::to_string(self) + " lists nodes");
       if (parent != self) ++g.merged_;
-      c.shape = cj.at("shape").get<Shape>();
-      c.dtype = dt(cj.at("dtype"));
+      c.shape = jsonGet<Shape>(cj, "shape");
+      c.dtype = dtypeAt(cj, "dtype");
       g.classes_.push_back(std::move(c));
       g.parent_.push_back(ClassId(parent));
+    });
+    const std::size_t nc = g.classes_.size();
+    for (std::size_t i = 0; i < g.nodes_.size(); ++i) {
+      JsonPath nodes("nodes"), at(i);
+      const NodeData& nd = g.nodes_[i];
+      inRange("class", nd.cls.v, nc, "a class");
+      for (std::size_t k = 0; k < nd.node.in.size(); ++k) inRange("in/" + std::to_string(k), nd.node.in[k].v, nc, "a class");
+      for (std::size_t k = 0; k < nd.node.out.size(); ++k) inRange("out/" + std::to_string(k), nd.node.out[k].v, nc, "a class");
+      if (nd.node.kind == NodeKind::Leaf) inRange("ref", nd.node.ref, g.leaves_.size(), "a leaf");
     }
-    for (const NodeData& nd : g.nodes_) {
-      if (nd.cls.v >= g.classes_.size()) throw Error(ErrorCode::Parse, "class id out of range in graph JSON");
-      for (ClassId c : nd.node.in)
-        if (c.v >= g.classes_.size()) throw Error(ErrorCode::Parse, "operand class out of range in graph JSON");
-      if (nd.node.kind == NodeKind::Leaf && nd.node.ref >= g.leaves_.size())
-        throw Error(ErrorCode::Parse, "leaf index out of range in graph JSON");
-    }
+    for (std::size_t i = 0; i < g.leafClasses_.size(); ++i) inRange("leaf_classes/" + std::to_string(i), g.leafClasses_[i].v, nc, "a class");
     for (NodeData& nd : g.nodes_) nd.cls = g.find(nd.cls);
     // Listed nodes first, in class order, as rebuild fills the hashcons; then the copies a
     // rebuild dropped (they canonicalise to a listed node).
@@ -147,7 +194,9 @@ Graph Graph::fromJson(const std::string& text) {
       throw Error(ErrorCode::Parse, "graph JSON: " + e.message());
     }
   } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorCode::Parse, std::string("graph JSON: ") + e.what());
+    throw Error(ErrorCode::Parse, readErrorText(e.what(), outermost));
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Parse, readErrorText(e.message(), outermost));
   }
   return g;
 }

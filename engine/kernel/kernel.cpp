@@ -2,6 +2,7 @@
 #include "engine/kernel/kernel.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -375,12 +376,94 @@ std::string Kernel::name() const {
   return s;
 }
 
+namespace {
+// Operand count per KOpKind (Param, Const, Move, Unary, Binary, Cast, Where, Reduce, Store).
+constexpr std::size_t kArity[] = {0, 0, 1, 1, 2, 1, 3, 1, 2};
+constexpr int kNumKOpKinds = 9;
+
+// The op's kind, enum operand and operand count are legal (a kernel read from a file may hold anything).
+std::string formProblem(const KOp& o) {
+  const int kind = static_cast<int>(o.kind);
+  if (kind >= kNumKOpKinds) return "unknown op kind " + std::to_string(kind);
+  if (o.src.size() != kArity[kind])
+    return "expected " + std::to_string(kArity[kind]) + " operands, found " + std::to_string(o.src.size());
+  const int limit = o.kind == KOpKind::Param ? 3 : o.kind == KOpKind::Move ? 6 : o.kind == KOpKind::Unary ? kNumUnaryOps
+                  : o.kind == KOpKind::Binary ? kNumBinaryOps : o.kind == KOpKind::Reduce ? 4 : 256;
+  if (o.op >= limit) return "unknown operation " + std::to_string(o.op) + " for this op kind";
+  for (int64_t d : o.shape)
+    if (d < 0) return "negative dimension in its shape " + shapeStr(o.shape);
+  return {};
+}
+
+// The shape a movement op gives its operand's shape, or an empty optional with `why` set.
+std::optional<Shape> movedShape(const KOp& o, const Shape& in, std::string& why) {
+  const auto& a = o.attr;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  auto axisOk = [&](int64_t ax) { return ax >= 0 && ax < rank; };
+  switch (o.moveKind()) {
+    case MoveKind::Reshape: return Shape(a.begin(), a.end());
+    case MoveKind::Expand:
+      if (static_cast<int64_t>(a.size()) != rank) return why = "expand changes the rank", std::nullopt;
+      for (int64_t i = 0; i < rank; ++i)
+        if (a[i] != in[i] && in[i] != 1) return why = "expand of a dimension that is not 1", std::nullopt;
+      return Shape(a.begin(), a.end());
+    case MoveKind::Permute: {
+      std::vector<bool> seen(in.size(), false);
+      Shape r;
+      for (int64_t ax : a) {
+        if (!axisOk(ax) || seen[ax]) return why = "permute axes are not a permutation", std::nullopt;
+        seen[ax] = true;
+        r.push_back(in[ax]);
+      }
+      if (r.size() != in.size()) return why = "permute axes are not a permutation", std::nullopt;
+      return r;
+    }
+    case MoveKind::Pad:
+    case MoveKind::Narrow: {
+      if (a.size() != 3 || !axisOk(a[0])) return why = "expected {axis, ., .} with an axis of the operand", std::nullopt;
+      Shape r = in;
+      if (o.moveKind() == MoveKind::Pad) r[a[0]] += a[1] + a[2];
+      else if (a[1] < 0 || a[2] < 0 || a[1] + a[2] > in[a[0]]) return why = "narrow past the operand's end", std::nullopt;
+      else r[a[0]] = a[2];
+      return r;
+    }
+    case MoveKind::Flip:
+      for (int64_t ax : a)
+        if (!axisOk(ax)) return why = "flip axis out of range", std::nullopt;
+      return in;
+  }
+  return why = "unknown movement", std::nullopt;
+}
+
+// The result shape the op's operands give, when the op has one (Param and Const do not).
+std::optional<Shape> expectedShape(const Kernel& k, const KOp& o, std::string& why) {
+  switch (o.kind) {
+    case KOpKind::Move: return movedShape(o, k.at(o.src[0]).shape, why);
+    case KOpKind::Unary:
+    case KOpKind::Cast: return k.at(o.src[0]).shape;
+    case KOpKind::Binary: return k.at(o.src[0]).shape.empty() ? k.at(o.src[1]).shape : k.at(o.src[0]).shape;
+    case KOpKind::Reduce: {
+      Shape s = k.at(o.src[0]).shape;
+      if (!s.empty()) s.pop_back();
+      return s;
+    }
+    default: return std::nullopt;
+  }
+}
+}  // namespace
+
 std::string verifyKernel(const Kernel& k) {
   for (std::size_t i = 0; i < k.size(); ++i) {
     const KOp& o = k.ops[i];
     auto where = "op " + std::to_string(i) + ": ";
+    if (std::string p = formProblem(o); !p.empty()) return where + p;
     for (int32_t s : o.src)
       if (s < 0 || s >= static_cast<int32_t>(i)) return where + "uses %" + std::to_string(s) + " before it is defined";
+    std::string why;
+    const std::optional<Shape> shape = expectedShape(k, o, why);
+    if (!why.empty()) return where + why;
+    if (shape && *shape != o.shape)
+      return where + "shape " + shapeStr(o.shape) + " differs from the " + shapeStr(*shape) + " its operands give";
     switch (o.kind) {
       case KOpKind::Store: {
         if (o.src.size() != 2) return where + "store needs {param, value}";

@@ -99,6 +99,9 @@ bool floatOnly(UnaryOp u) {
   }
 }
 
+// Reductions nested inside one kernel (each is a loop inside the previous one's body).
+constexpr int kMaxReduceNesting = 64;
+
 class LaunchBuilder {
  public:
   LaunchBuilder(const Kernel& k, LoweredKernel& lk, LoweredLaunch& l)
@@ -170,25 +173,35 @@ class LaunchBuilder {
     emit(std::move(s));
   }
 
-  // Values of `op` at every lane (lanes with equal keys share one computation).
+  // Values of `op` at every lane (lanes with equal keys share one computation). The operands are
+  // walked with an explicit stack: an elementwise chain is as deep as the program is long, and a
+  // thread's stack is not. Only a reduce recurses (its loop body), so the depth is the nesting of
+  // reductions, which is bounded.
   std::vector<LArg> compute(int32_t op, const std::vector<Lane>& lanes, int depth) {
-    std::vector<LArg> out(lanes.size());
-    std::vector<std::string> keys(lanes.size());
-    std::vector<std::size_t> todo;
-    std::unordered_map<std::string, std::size_t> firstOf;
-    for (std::size_t i = 0; i < lanes.size(); ++i) {
-      keys[i] = laneKey(op, lanes[i]);
-      if (lookup(keys[i])) continue;
-      if (firstOf.emplace(keys[i], i).second) todo.push_back(i);
+    if (depth > kMaxReduceNesting)
+      unsupported("more than " + std::to_string(kMaxReduceNesting) + " reductions nested in one kernel");
+    std::vector<Frame> stack;
+    std::vector<LArg> result;
+    if (!open(op, lanes, stack, result)) return result;
+    while (!stack.empty()) {
+      if (stack.back().next < walkedOperands(stack.back().op)) {
+        Frame& f = stack.back();
+        const int32_t src = k_.at(f.op).src[f.next++];
+        std::vector<Lane> sub = operandLanesOf(f, src);
+        std::vector<LArg> vals;
+        if (!open(src, sub, stack, vals)) stack.back().operands.push_back(std::move(vals));
+        continue;
+      }
+      Frame& f = stack.back();
+      const std::vector<LArg> vals = finish(f, depth);
+      for (std::size_t j = 0; j < f.todo.size(); ++j) remember(f.keys[f.todo[j]], vals[j]);
+      std::vector<LArg> all(f.keys.size());
+      for (std::size_t i = 0; i < f.keys.size(); ++i) all[i] = *lookup(f.keys[i]);
+      stack.pop_back();
+      if (stack.empty()) result = std::move(all);
+      else stack.back().operands.push_back(std::move(all));
     }
-    if (!todo.empty()) {
-      std::vector<Lane> sub;
-      for (std::size_t i : todo) sub.push_back(lanes[i]);
-      std::vector<LArg> vals = computeNew(op, sub, depth);
-      for (std::size_t j = 0; j < todo.size(); ++j) remember(keys[todo[j]], vals[j]);
-    }
-    for (std::size_t i = 0; i < lanes.size(); ++i) out[i] = *lookup(keys[i]);
-    return out;
+    return result;
   }
 
   // Cooperative reduction override: the value of `op` at the output lane comes from here.
@@ -410,36 +423,97 @@ class LaunchBuilder {
   const TileContext* tile = nullptr;
 
  private:
-  std::vector<LArg> computeNew(int32_t op, const std::vector<Lane>& lanes, int depth) {
+  // One op being computed: the lanes asked for, those not computed yet (`sub`), and the values of
+  // the operands walked so far.
+  struct Frame {
+    int32_t op = 0;
+    std::vector<std::string> keys;  // per lane asked for
+    std::vector<std::size_t> todo;  // first lane of each key not yet computed
+    std::vector<Lane> sub;          // those lanes
+    std::size_t next = 0;           // operands walked
+    std::vector<std::vector<LArg>> operands;
+    std::vector<Mask> padMasks;     // Move: per lane of `sub`
+  };
+
+  // Pushes a frame for the lanes of `op` not computed yet; when there are none, fills `done`
+  // with the known values and returns false.
+  bool open(int32_t op, const std::vector<Lane>& lanes, std::vector<Frame>& stack, std::vector<LArg>& done) {
+    Frame f;
+    f.op = op;
+    f.keys.resize(lanes.size());
+    std::unordered_map<std::string, std::size_t> firstOf;
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      f.keys[i] = laneKey(op, lanes[i]);
+      if (lookup(f.keys[i])) continue;
+      if (firstOf.emplace(f.keys[i], i).second) f.todo.push_back(i);
+    }
+    if (f.todo.empty()) {
+      for (const std::string& key : f.keys) done.push_back(*lookup(key));
+      return false;
+    }
     const KOp& o = k_.at(op);
+    if (o.kind == KOpKind::Unary) {
+      if (!isFloat(o.dtype) && floatOnly(o.unaryOp()) && o.unaryOp() != UnaryOp::IsNan)
+        unsupported(std::string(unaryOpName(o.unaryOp())) + " on " + std::string(dtypeName(o.dtype)));
+      if (o.unaryOp() == UnaryOp::Not && isFloat(o.dtype)) unsupported("not on a float");
+    }
+    for (std::size_t i : f.todo) f.sub.push_back(lanes[i]);
+    stack.push_back(std::move(f));
+    return true;
+  }
+
+  // Operands the walk visits before the op itself; a reduce computes its operand in its own loop.
+  std::size_t walkedOperands(int32_t op) const {
+    const KOpKind kind = k_.at(op).kind;
+    return kind == KOpKind::Reduce || kind == KOpKind::Store ? 0 : k_.at(op).src.size();
+  }
+
+  // The lanes of operand `src` that the frame's lanes read.
+  std::vector<Lane> operandLanesOf(Frame& f, int32_t src) {
+    const KOp& o = k_.at(f.op);
+    if (o.kind != KOpKind::Move) return o.kind == KOpKind::Binary || o.kind == KOpKind::Where ? operandLanes(src, f.sub) : f.sub;
+    const Shape& in = k_.at(src).shape;
+    std::vector<Lane> inner;
+    for (const Lane& l : f.sub) {
+      Lane n = l;
+      Mask padMask;
+      n.idx = moveSourceIndex(o, in, l.idx, padMask);
+      n.mask.append(padMask);
+      inner.push_back(std::move(n));
+      f.padMasks.push_back(std::move(padMask));
+    }
+    return inner;
+  }
+
+  // The op's values at the frame's new lanes, its operands' values being known.
+  std::vector<LArg> finish(const Frame& f, int depth) {
+    const int32_t op = f.op;
+    const KOp& o = k_.at(op);
+    const std::vector<Lane>& lanes = f.sub;
     std::vector<LArg> out;
     switch (o.kind) {
       case KOpKind::Const:
         for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(LArg::ofConst(o.value));
         return out;
       case KOpKind::Param: return loadParam(op, lanes);
-      case KOpKind::Move: return computeMove(op, lanes, depth);
-      case KOpKind::Unary: {
-        if (!isFloat(o.dtype) && floatOnly(o.unaryOp()) && o.unaryOp() != UnaryOp::IsNan)
-          unsupported(std::string(unaryOpName(o.unaryOp())) + " on " + std::string(dtypeName(o.dtype)));
-        if (o.unaryOp() == UnaryOp::Not && isFloat(o.dtype)) unsupported("not on a float");
-        auto x = compute(o.src[0], lanes, depth);
-        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(compute1(op, o.dtype, LOpKind::Unary, o.op, {x[i]}));
+      case KOpKind::Move:
+        out = f.operands[0];
+        for (std::size_t i = 0; i < lanes.size(); ++i)
+          if (!f.padMasks[i].empty())
+            out[i] = compute1(op, o.dtype, LOpKind::MaskSelect, 0, {out[i], LArg::ofConst(o.value)}, f.padMasks[i]);
         return out;
-      }
-      case KOpKind::Cast: {
-        auto x = compute(o.src[0], lanes, depth);
-        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(compute1(op, o.dtype, LOpKind::Cast, 0, {x[i]}));
+      case KOpKind::Unary:
+      case KOpKind::Cast:
+        for (std::size_t i = 0; i < lanes.size(); ++i)
+          out.push_back(o.kind == KOpKind::Unary ? compute1(op, o.dtype, LOpKind::Unary, o.op, {f.operands[0][i]})
+                                                 : compute1(op, o.dtype, LOpKind::Cast, 0, {f.operands[0][i]}));
         return out;
-      }
       case KOpKind::Binary:
       case KOpKind::Where: {
-        std::vector<std::vector<LArg>> xs;
-        for (int32_t s : o.src) xs.push_back(compute(s, operandLanes(s, lanes), depth));
         const LOpKind kind = o.kind == KOpKind::Binary ? LOpKind::Binary : LOpKind::Where;
         for (std::size_t i = 0; i < lanes.size(); ++i) {
           std::vector<LArg> args;
-          for (auto& x : xs) args.push_back(x[i]);
+          for (auto& x : f.operands) args.push_back(x[i]);
           out.push_back(compute1(op, o.dtype, kind, o.op, std::move(args)));
         }
         return out;
@@ -534,26 +608,6 @@ class LaunchBuilder {
       out[i] = LArg::ofVar(v);
     }
     return out;
-  }
-
-  std::vector<LArg> computeMove(int32_t op, const std::vector<Lane>& lanes, int depth) {
-    const KOp& o = k_.at(op);
-    const Shape& in = k_.at(o.src[0]).shape;
-    std::vector<Lane> inner;
-    std::vector<Mask> padMasks;
-    for (const Lane& l : lanes) {
-      Lane n = l;
-      Mask padMask;
-      n.idx = moveSourceIndex(o, in, l.idx, padMask);
-      n.mask.append(padMask);
-      inner.push_back(std::move(n));
-      padMasks.push_back(std::move(padMask));
-    }
-    std::vector<LArg> vals = compute(o.src[0], inner, depth);
-    for (std::size_t i = 0; i < lanes.size(); ++i)
-      if (!padMasks[i].empty())
-        vals[i] = compute1(op, o.dtype, LOpKind::MaskSelect, 0, {vals[i], LArg::ofConst(o.value)}, padMasks[i]);
-    return vals;
   }
 
   const Kernel& k_;

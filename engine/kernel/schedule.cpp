@@ -49,15 +49,21 @@ Schedule Schedule::fromJson(const nlohmann::json& j) {
 }
 
 namespace {
+// Depth first from `op`, operands in order (an explicit stack: a chain is as deep as it is long).
 void collectTopReduces(const Kernel& k, int32_t op, std::vector<int32_t>& out, std::vector<bool>& seen) {
-  if (seen[op]) return;
-  seen[op] = true;
-  const KOp& o = k.at(op);
-  if (o.kind == KOpKind::Reduce) {
-    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
-    return;  // reduces nested inside are computed by this one's loop
+  std::vector<int32_t> stack{op};
+  while (!stack.empty()) {
+    const int32_t i = stack.back();
+    stack.pop_back();
+    if (seen[i]) continue;
+    seen[i] = true;
+    const KOp& o = k.at(i);
+    if (o.kind == KOpKind::Reduce) {
+      if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+      continue;  // reduces nested inside are computed by this one's loop
+    }
+    for (auto s = o.src.rbegin(); s != o.src.rend(); ++s) stack.push_back(*s);
   }
-  for (int32_t s : o.src) collectTopReduces(k, s, out, seen);
 }
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 

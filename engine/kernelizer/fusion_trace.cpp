@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/json_read.h"
 
 namespace ks {
 
@@ -49,11 +50,34 @@ json stateJson(const KernelState& k) {
 }
 KernelState stateFrom(const json& j) {
   KernelState k;
-  k.classes = j.at("classes").get<std::vector<uint32_t>>();
-  k.loads = j.at("loads").get<std::vector<uint32_t>>();
-  k.stores = j.at("stores").get<std::vector<uint32_t>>();
-  k.opCount = j.at("ops").get<int32_t>();
+  k.classes = jsonGet<std::vector<uint32_t>>(j, "classes");
+  k.loads = jsonGet<std::vector<uint32_t>>(j, "loads");
+  k.stores = jsonGet<std::vector<uint32_t>>(j, "stores");
+  k.opCount = jsonGet<int32_t>(j, "ops");
   return k;
+}
+FusionStep stepFrom(const json& s) {
+  FusionStep st;
+  st.index = jsonGet<int32_t>(s, "index");
+  st.cls = jsonGet<uint32_t>(s, "class");
+  st.node = jsonGet<std::string>(s, "node");
+  st.subject = jsonGet<uint32_t>(s, "subject", UINT32_MAX);
+  const std::string action = jsonGet<std::string>(s, "action");
+  const auto a = parseFusionAction(action);
+  if (!a) {
+    JsonPath at("action");
+    throw Error(ErrorCode::Parse, "unknown fusion action '" + action + "'");
+  }
+  st.action = *a;
+  st.rule = jsonGet<std::string>(s, "rule");
+  st.reason = jsonGet<std::string>(s, "reason");
+  st.kernels = jsonGet<std::vector<int32_t>>(s, "kernels");
+  st.phase = jsonGet<std::string>(s, "phase");
+  JsonPath diff("diff");
+  const json& d = s.at("diff");
+  jsonEach(d, "set", [&](const json& e) { st.diff.set[jsonGet<int32_t>(e, "id")] = stateFrom(e); });
+  st.diff.removed = jsonGet<std::vector<int32_t>>(d, "removed");
+  return st;
 }
 }  // namespace
 
@@ -267,35 +291,23 @@ std::string FusionTrace::toJson(int indent) const {
 }
 
 FusionTrace FusionTrace::fromJson(const std::string& text) {
+  const bool outermost = JsonPath::current().empty();
   try {
     const json j = json::parse(text);
-    if (j.value("format", "") != "kernelscope-fusion-trace")
+    if (!j.is_object() || j.value("format", "") != "kernelscope-fusion-trace")
       throw Error(ErrorCode::Parse, "not a fusion trace (format field missing or different)");
     FusionTrace t;
-    for (const json& s : j.at("steps")) {
-      FusionStep st;
-      st.index = s.at("index").get<int32_t>();
-      st.cls = s.at("class").get<uint32_t>();
-      st.node = s.at("node").get<std::string>();
-      st.subject = s.value("subject", UINT32_MAX);
-      const auto action = parseFusionAction(s.at("action").get<std::string>());
-      if (!action) throw Error(ErrorCode::Parse, "unknown fusion action '" + s.at("action").get<std::string>() + "'");
-      st.action = *action;
-      st.rule = s.at("rule").get<std::string>();
-      st.reason = s.at("reason").get<std::string>();
-      st.kernels = s.at("kernels").get<std::vector<int32_t>>();
-      st.phase = s.at("phase").get<std::string>();
-      for (const json& e : s.at("diff").at("set")) st.diff.set[e.at("id").get<int32_t>()] = stateFrom(e);
-      st.diff.removed = s.at("diff").at("removed").get<std::vector<int32_t>>();
-      t.steps.push_back(std::move(st));
-    }
+    jsonEach(j, "steps", [&](const json& s) { t.steps.push_back(stepFrom(s)); });
     if (j.contains("error")) {
-      t.error = j["error"].at("message").get<std::string>();
-      t.errorStep = j["error"].at("step").get<int32_t>();
+      JsonPath at("error");
+      t.error = jsonGet<std::string>(j["error"], "message");
+      t.errorStep = jsonGet<int32_t>(j["error"], "step");
     }
     return t;
   } catch (const json::exception& e) {
-    throw Error(ErrorCode::Parse, std::string("fusion trace JSON: ") + e.what());
+    throw Error(ErrorCode::Parse, readErrorText(e.what(), outermost));
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Parse, readErrorText(e.message(), outermost));
   }
 }
 

@@ -14,6 +14,12 @@
 namespace ks {
 
 namespace {
+// The most ops one fused kernel takes before its value is stored (a bound on each step's cost, and
+// on the size of the OpenCL C a device compiler gets).
+constexpr std::size_t kMaxKernelOps = 512;
+// How many times the class invariants are checked over a region larger than this many classes.
+constexpr std::size_t kClassChecks = 256;
+
 bool contains(const std::vector<ClassId>& v, ClassId c) { return std::find(v.begin(), v.end(), c) != v.end(); }
 
 bool removeFirst(std::vector<ClassId>& v, ClassId c) {
@@ -314,6 +320,14 @@ void Kernelizer::elementwise(ClassId c, const Node& n) {
   if (tensors.empty()) {  // an expression of constants: replayed on demand
     for (ClassId x : n.in) --rcs_.at(x);
     return;
+  }
+  // A kernel stops growing at kMaxKernelOps: the operand is stored and the chain goes on in a
+  // new kernel. Each step then costs at most a kernel's size, so a long chain fuses in linear time.
+  for (ClassId x : tensors) {
+    const Slot s = visited_.at(x);
+    if (get(s.kid).k.size() >= kMaxKernelOps)
+      (void)addStore(x, s, {"kernel-size-limit", kname(s.kid) + " holds " + std::to_string(get(s.kid).k.size()) +
+                                                     " ops, the most one kernel takes: " + cls(x) + " is stored and the chain goes on"});
   }
   auto kernelsOf = [&] {
     std::vector<int32_t> ks;
@@ -707,8 +721,9 @@ Kernelizer::Work& Kernelizer::mut(int32_t kid) {
 
 KernelState Kernelizer::stateOf(const Work& w) const {
   KernelState s;
+  std::unordered_set<uint32_t> seen;
   for (ClassId c : w.opClass)
-    if (c.valid() && std::find(s.classes.begin(), s.classes.end(), c.v) == s.classes.end()) s.classes.push_back(c.v);
+    if (c.valid() && seen.insert(c.v).second) s.classes.push_back(c.v);
   for (ClassId c : w.loads) s.loads.push_back(c.v);
   for (ClassId c : w.stores) s.stores.push_back(c.v);
   s.opCount = static_cast<int32_t>(w.k.size());
@@ -750,34 +765,41 @@ void Kernelizer::fail(const std::string& invariant, const std::string& detail) c
                                         "' violated: " + detail);
 }
 
+// The class invariants (1, 2) look at every class so far: they are checked after each class of a
+// region of up to kClassChecks classes, and kClassChecks times spread over a larger one (rcs_ holds
+// the region's classes), so that checking stays linear in the region's size. The kernel invariants
+// (3) cost a changed kernel's size and are checked after every class.
 void Kernelizer::checkInvariants() {
-  // 1. Output count and residency: copies == rc, all in one kernel, that kernel is visited's.
-  std::unordered_map<ClassId, std::pair<uint32_t, int32_t>> seen;  // copies, kernel
-  for (const auto& [kid, w] : kernels_)
-    for (ClassId c : w.outputs) {
-      auto& [count, where] = seen[c];
-      if (count && where != kid)
-        fail("a class lives in one kernel", cls(c) + " has output slots in " + kname(where) + " and " + kname(kid));
-      ++count;
-      where = kid;
+  const std::size_t every = std::max<std::size_t>(1, rcs_.size() / kClassChecks);
+  if (processed_.size() % every == 0 || processed_.size() == rcs_.size()) {
+    // 1. Output count and residency: copies == rc, all in one kernel, that kernel is visited's.
+    std::unordered_map<ClassId, std::pair<uint32_t, int32_t>> seen;  // copies, kernel
+    for (const auto& [kid, w] : kernels_)
+      for (ClassId c : w.outputs) {
+        auto& [count, where] = seen[c];
+        if (count && where != kid)
+          fail("a class lives in one kernel", cls(c) + " has output slots in " + kname(where) + " and " + kname(kid));
+        ++count;
+        where = kid;
+      }
+    for (const auto& [c, cw] : seen) {
+      const uint32_t rc = rcs_.count(c) ? rcs_.at(c) : 0;
+      if (cw.first != rc)
+        fail("output count == rc", cls(c) + " has " + std::to_string(cw.first) + " output slots, rc " + std::to_string(rc));
+      auto v = visited_.find(c);
+      if (v == visited_.end() || v->second.kid != cw.second)
+        fail("visited residency", cls(c) + " has output slots in " + kname(cw.second) + " but visited points elsewhere");
     }
-  for (const auto& [c, cw] : seen) {
-    const uint32_t rc = rcs_.count(c) ? rcs_.at(c) : 0;
-    if (cw.first != rc)
-      fail("output count == rc", cls(c) + " has " + std::to_string(cw.first) + " output slots, rc " + std::to_string(rc));
-    auto v = visited_.find(c);
-    if (v == visited_.end() || v->second.kid != cw.second)
-      fail("visited residency", cls(c) + " has output slots in " + kname(cw.second) + " but visited points elsewhere");
+    for (const auto& [c, slot] : visited_) {
+      if (rcs_.at(c) == 0) fail("visited residency", cls(c) + " is visited with rc 0");
+      if (!seen.count(c)) fail("output count == rc", cls(c) + " is visited with rc " + std::to_string(rcs_.at(c)) + " but has no output slot");
+      if (slot.op < 0 || slot.op >= static_cast<int32_t>(get(slot.kid).k.size()))
+        fail("visited residency", cls(c) + " points at a missing op of " + kname(slot.kid));
+    }
+    for (ClassId c : processed_)
+      if (rcs_.at(c) > 0 && !isReplayable(c) && !visited_.count(c))
+        fail("visited residency", cls(c) + " has rc " + std::to_string(rcs_.at(c)) + " but is not visited");
   }
-  for (const auto& [c, slot] : visited_) {
-    if (rcs_.at(c) == 0) fail("visited residency", cls(c) + " is visited with rc 0");
-    if (!seen.count(c)) fail("output count == rc", cls(c) + " is visited with rc " + std::to_string(rcs_.at(c)) + " but has no output slot");
-    if (slot.op < 0 || slot.op >= static_cast<int32_t>(get(slot.kid).k.size()))
-      fail("visited residency", cls(c) + " points at a missing op of " + kname(slot.kid));
-  }
-  for (ClassId c : processed_)
-    if (rcs_.at(c) > 0 && !isReplayable(c) && !visited_.count(c))
-      fail("visited residency", cls(c) + " has rc " + std::to_string(rcs_.at(c)) + " but is not visited");
   // 3. Per kernel (only those changed since the last check).
   for (int32_t kid : unchecked_) {
     auto it = kernels_.find(kid);

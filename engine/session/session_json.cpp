@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/core/json_read.h"
 #include "engine/core/scalar_json.h"
 #include "engine/devices/device_runtime.h"
 #include "engine/session/run_json.h"
+#include "engine/session/session_check.h"
 #include "engine/session/session.h"
 #include "engine/tune/tuning_cache.h"
 
@@ -26,13 +28,30 @@ std::vector<uint32_t> ids(const std::vector<T>& v) {
 }
 std::vector<ClassId> classIds(const json& j) {
   std::vector<ClassId> r;
-  for (auto& v : j) r.push_back(ClassId(v.get<uint32_t>()));
+  for (uint32_t v : jsonAs<std::vector<uint32_t>>(j)) r.push_back(ClassId(v));
   return r;
+}
+std::vector<ClassId> classIds(const json& j, const char* key) {
+  JsonPath at(key);
+  return classIds(j.at(key));
 }
 DType dtypeOf(const json& j) {
   auto t = parseDType(j.get<std::string>());
   if (!t) throw Error(ErrorCode::Parse, "unknown dtype '" + j.get<std::string>() + "'");
   return *t;
+}
+DType dtypeOf(const json& j, const char* key) {
+  JsonPath at(key);
+  return dtypeOf(j.at(key));
+}
+// A kind written as one of two words.
+bool kindIs(const json& j, const char* yes, const char* no) {
+  const std::string k = jsonGet<std::string>(j, "kind");
+  if (k != yes && k != no) {
+    JsonPath at("kind");
+    throw Error(ErrorCode::Parse, std::string("expected \"") + yes + "\" or \"" + no + "\", found \"" + k + "\"");
+  }
+  return k == yes;
 }
 
 json kernelJson(const Kernel& k) {
@@ -46,18 +65,25 @@ json kernelJson(const Kernel& k) {
   }
   return ops;
 }
+// Ops are taken as written (not through Kernel's builders): checkSession says what is wrong.
 Kernel kernelFrom(const json& j) {
   Kernel k;
-  for (auto& oj : j) {
+  if (!j.is_array()) throw Error(ErrorCode::Parse, "expected a list of ops");
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    JsonPath at(i);
+    const json& oj = j[i];
     KOp o;
-    o.kind = static_cast<KOpKind>(oj.at("kind").get<int>());
-    o.op = oj.at("op").get<uint8_t>();
-    o.dtype = dtypeOf(oj.at("dtype"));
-    o.shape = oj.at("shape").get<Shape>();
-    if (oj.contains("src")) o.src = oj["src"].get<std::vector<int32_t>>();
-    if (oj.contains("attr")) o.attr = oj["attr"].get<std::vector<int64_t>>();
-    if (oj.contains("value")) o.value = scalarFromJson(oj["value"]);
-    k.push(std::move(o));
+    o.kind = static_cast<KOpKind>(jsonGet<uint8_t>(oj, "kind"));
+    o.op = jsonGet<uint8_t>(oj, "op");
+    o.dtype = dtypeOf(oj, "dtype");
+    o.shape = jsonGet<Shape>(oj, "shape");
+    o.src = jsonGet<std::vector<int32_t>>(oj, "src", {});
+    o.attr = jsonGet<std::vector<int64_t>>(oj, "attr", {});
+    if (oj.contains("value")) {
+      JsonPath v("value");
+      o.value = scalarFromJson(oj["value"]);
+    }
+    k.ops.push_back(std::move(o));
   }
   return k;
 }
@@ -67,11 +93,14 @@ json fusedJson(const FusedKernel& f) {
 }
 FusedKernel fusedFrom(const json& j) {
   FusedKernel f;
-  f.id = j.at("id").get<int32_t>();
-  f.kernel = kernelFrom(j.at("kernel"));
-  f.loads = classIds(j.at("loads"));
-  f.stores = classIds(j.at("stores"));
-  f.classes = classIds(j.at("classes"));
+  f.id = jsonGet<int32_t>(j, "id");
+  {
+    JsonPath at("kernel");
+    f.kernel = kernelFrom(j.at("kernel"));
+  }
+  f.loads = classIds(j, "loads");
+  f.stores = classIds(j, "stores");
+  f.classes = classIds(j, "classes");
   return f;
 }
 
@@ -121,9 +150,9 @@ json field(NodeId n) { return n.v; }
 json field(TuneStatus s) { return toString(s); }
 json field(const GemmSpec& s);
 template <class T>
-void read(const json& j, T& v) { v = j.get<T>(); }
-void read(const json& j, ClassId& c) { c = ClassId(j.get<uint32_t>()); }
-void read(const json& j, NodeId& n) { n = NodeId(j.get<uint32_t>()); }
+void read(const json& j, T& v) { v = jsonAs<T>(j); }
+void read(const json& j, ClassId& c) { c = ClassId(jsonAs<uint32_t>(j)); }
+void read(const json& j, NodeId& n) { n = NodeId(jsonAs<uint32_t>(j)); }
 void read(const json& j, TuneStatus& s) {
   const auto status = tuneStatusFrom(j.get<std::string>());
   if (!status) throw Error(ErrorCode::Parse, "unknown tuning status '" + j.get<std::string>() + "'");
@@ -138,7 +167,12 @@ json recordJson(const auto& r) {
 template <class T>
 T recordFrom(const json& j) {
   T r;
-  fields(r, [&](const char* key, auto& v) { read(j.at(key), v); });
+  if (!j.is_object()) throw Error(ErrorCode::Parse, "expected an object, found " + std::string(j.type_name()));
+  fields(r, [&](const char* key, auto& v) {
+    JsonPath at(key);
+    if (!j.contains(key)) throw Error(ErrorCode::Parse, "missing (expected a value here)");
+    read(j[key], v);
+  });
   return r;
 }
 json field(const GemmSpec& s) { return recordJson(s); }
@@ -149,11 +183,22 @@ json tensorJson(const HostTensor& t) {
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.getDouble(i));
   return {{"dtype", dtypeName(t.dtype())}, {"shape", t.shape()}, {"values", v}};
 }
+// The count is checked before anything is allocated: a file can claim any shape.
 HostTensor tensorFrom(const json& j) {
-  HostTensor t(dtypeOf(j.at("dtype")), j.at("shape").get<Shape>());
-  const auto& v = j.at("values");
-  if (static_cast<int64_t>(v.size()) != t.numel()) throw Error(ErrorCode::Parse, "tensor value count mismatch");
+  const Shape shape = jsonGet<Shape>(j, "shape");
+  int64_t count = 1;
+  for (Dim d : shape)
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) {
+      JsonPath at("shape");
+      throw Error(ErrorCode::Parse, "expected dimensions >= 0, found " + shapeStr(shape));
+    }
+  JsonPath at("values");
+  const json& v = j.at("values");
+  if (!v.is_array() || static_cast<int64_t>(v.size()) != count)
+    throw Error(ErrorCode::Parse, "expected " + std::to_string(count) + " values for the shape " + shapeStr(shape));
+  HostTensor t(dtypeOf(j, "dtype"), shape);
   for (int64_t i = 0; i < t.numel(); ++i) {
+    JsonPath ai(static_cast<std::size_t>(i));
     if (v[i].is_string()) {
       const std::string s = v[i];
       t.setDouble(i, s == "nan" ? NAN : s == "inf" ? INFINITY : -INFINITY);
@@ -164,7 +209,11 @@ HostTensor tensorFrom(const json& j) {
   return t;
 }
 json finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-double number(const json& j) { return j.is_null() ? INFINITY : j.get<double>(); }
+double number(const json& j, const char* key) {
+  JsonPath at(key);
+  const json& v = j.at(key);
+  return v.is_null() ? INFINITY : v.get<double>();
+}
 }  // namespace
 
 std::string Session::toJson() const {
@@ -253,127 +302,169 @@ std::string Session::toJson() const {
   return j.dump();
 }
 
+namespace {
+void readProgram(const json& j, Program& prog) {
+  JsonPath at("program");
+  const json& p = j.at("program");
+  prog.name = jsonGet<std::string>(p, "name", "");
+  prog.source = jsonGet<std::string>(p, "source", "");
+  jsonEach(p, "inputs", [&](const json& i) {
+    prog.inputs.push_back({jsonGet<std::string>(i, "name"), ClassId(jsonGet<uint32_t>(i, "class")), jsonGet<uint32_t>(i, "leaf")});
+  });
+  jsonEach(p, "params", [&](const json& q) {
+    ProgramParam pp{jsonGet<std::string>(q, "name"), ClassId(jsonGet<uint32_t>(q, "class")), jsonGet<uint32_t>(q, "leaf"), {}};
+    pp.init.kind = static_cast<ParamInit::Kind>(jsonGet<uint8_t>(q, "init"));
+    pp.init.a = jsonGet<double>(q, "a");
+    pp.init.b = jsonGet<double>(q, "b");
+    pp.init.seed = jsonGet<uint64_t>(q, "seed");
+    prog.params.push_back(pp);
+  });
+  jsonEach(p, "outputs", [&](const json& o) { prog.outputs.push_back({jsonGet<std::string>(o, "name"), ClassId(jsonGet<uint32_t>(o, "class"))}); });
+}
+
+void readExtraction(const json& ej, Extraction& ex) {
+  jsonEach(ej, "order", [&](const json& n) { ex.order.push_back(NodeId(jsonAs<uint32_t>(n))); });
+  ex.totalNs = number(ej, "total_ns");
+  ex.greedyTreeNs = number(ej, "greedy_ns");
+  ex.improvements = jsonGet<int>(ej, "improvements", 0);
+  jsonEach(ej, "chosen", [&](const json& c) {
+    const auto pair = jsonAs<std::vector<uint32_t>>(c);
+    if (pair.size() != 2) throw Error(ErrorCode::Parse, "expected [class, node]");
+    ex.chosen[ClassId(pair[0])] = NodeId(pair[1]);
+  });
+  jsonEach(ej, "decisions", [&](const json& d) {
+    ClassDecision cd{ClassId(jsonGet<uint32_t>(d, "class")), NodeId(jsonGet<uint32_t>(d, "chosen")), {}, jsonGet<std::string>(d, "why")};
+    jsonEach(d, "alternatives", [&](const json& a) {
+      cd.alternatives.push_back({NodeId(jsonGet<uint32_t>(a, "node")), number(a, "own_ns"), number(a, "tree_ns"), jsonGet<bool>(a, "valid")});
+    });
+    ex.decisions.push_back(std::move(cd));
+  });
+}
+
+void readPlan(const json& pj, ExecPlan& pl) {
+  pl.key = jsonGet<uint64_t>(pj, "key", 0);
+  pl.bytesWithoutReuse = jsonGet<int64_t>(pj, "bytes_without_reuse", 0);
+  pl.bytesSaved = jsonGet<int64_t>(pj, "bytes_saved", 0);
+  pl.predictedNs = number(pj, "predicted_ns");
+  pl.peakBytes = jsonGet<std::vector<int64_t>>(pj, "peak_bytes", {});
+  jsonEach(pj, "steps", [&](const json& x) {
+    pl.steps.push_back(recordFrom<PlanStep>(x));
+    pl.steps.back().kind = kindIs(x, "launch", "copy") ? PlanStep::Kind::Launch : PlanStep::Kind::Copy;
+  });
+  jsonEach(pj, "buffers", [&](const json& x) { pl.buffers.push_back(recordFrom<PlanBuffer>(x)); });
+  jsonEach(pj, "allocations", [&](const json& x) { pl.allocations.push_back({jsonGet<uint32_t>(x, "pool"), jsonGet<int64_t>(x, "bytes")}); });
+  jsonEach(pj, "outputs", [&](const json& x) {
+    const auto pair = jsonAs<std::vector<uint32_t>>(x);
+    if (pair.size() != 2) throw Error(ErrorCode::Parse, "expected [class, buffer]");
+    pl.outputs.push_back({ClassId(pair[0]), pair[1]});
+  });
+}
+
+Stage stageOf(const json& j, const char* key) { return static_cast<Stage>(jsonGet<uint8_t>(j, key)); }
+
+void readTrace(const json& j, CompileTrace& t) {
+  JsonPath at("trace");
+  const json& tj = j.at("trace");
+  jsonEach(tj, "snapshots", [&](const json& x) {
+    t.snapshots.push_back({stageOf(x, "s"), jsonGet<uint32_t>(x, "classes"), jsonGet<uint32_t>(x, "nodes")});
+  });
+  jsonEach(tj, "stage_times", [&](const json& x) { t.stageTimes.push_back({stageOf(x, "s"), jsonGet<double>(x, "ms")}); });
+  if (tj.contains("fusion")) {
+    JsonPath f("fusion");
+    const json& fj = tj["fusion"];
+    {
+      JsonPath tr("trace");
+      t.fusion.trace = FusionTrace::fromJson(fj.at("trace").dump());
+    }
+    jsonEach(fj, "kernels", [&](const json& k) { t.fusion.kernels.push_back(fusedFrom(k)); });
+    if (fj.contains("error")) t.fusion.error = Error(ErrorCode::Invariant, jsonGet<std::string>(fj, "error"));
+  }
+  jsonEach(tj, "kernels", [&](const json& k) {
+    JsonPath fused("fused");
+    FusedKernel f = fusedFrom(k.at("fused"));
+    t.kernels.push_back({std::move(f), jsonGet<std::string>(k, "name"), jsonGet<double>(k, "flops"), jsonGet<int64_t>(k, "bytes"),
+                         jsonGet<int>(k, "pass")});
+  });
+  jsonEach(tj, "matches", [&](const json& m) {
+    t.matches.push_back({ClassId(jsonGet<uint32_t>(m, "out")), ClassId(jsonGet<uint32_t>(m, "a")), ClassId(jsonGet<uint32_t>(m, "b")),
+                         [&] {
+                           JsonPath g("gemm");
+                           return recordFrom<GemmSpec>(m.at("gemm"));
+                         }()});
+  });
+  jsonEach(tj, "measurements", [&](const json& m) { t.measurements.push_back(recordFrom<TuneMeasurement>(m)); });
+  jsonEach(tj, "searches", [&](const json& x) {
+    t.searches.push_back(recordFrom<TuneSearch>(x));
+    const std::string stop = jsonGet<std::string>(x, "stop_reason");
+    if (!t.searches.back().setStopFromText(stop)) throw Error(ErrorCode::Parse, "unknown tuning stop reason '" + stop + "'");
+  });
+  jsonEach(tj, "entries", [&](const json& e) {
+    t.entries.push_back(recordFrom<KernelEntry>(e));
+    t.entries.back().kind = kindIs(e, "gemm", "fused") ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
+  });
+  if (tj.contains("extraction")) {
+    JsonPath e("extraction");
+    readExtraction(tj["extraction"], t.extraction);
+  }
+  if (tj.contains("plan")) {
+    JsonPath p("plan");
+    readPlan(tj["plan"], t.plan);
+  }
+  t.tuneLevel = jsonGet<std::string>(tj, "tune_level", "");
+  t.compileMs = jsonGet<double>(tj, "compile_ms", 0.0);
+  t.warnings = jsonGet<std::vector<std::string>>(tj, "warnings", {});
+}
+
+void readRuns(const json& j, std::vector<RunRecord>& runs) {
+  jsonEach(j, "runs", [&](const json& rj) {
+    RunRecord r = recordFrom<RunRecord>(rj);
+    jsonEach(rj, "steps", [&](const json& x) { r.steps.push_back(recordFrom<StepTiming>(x)); });
+    jsonEach(rj, "outputs", [&](const json& x) {
+      OutputValue ov = recordFrom<OutputValue>(x);
+      JsonPath v("value");
+      ov.value = tensorFrom(x.at("value"));
+      r.outputs.push_back(std::move(ov));
+    });
+    runs.push_back(std::move(r));
+  });
+}
+}  // namespace
+
 Session Session::fromJson(const std::string& text, const std::string& file) {
   Session s;
+  JsonPath::current().clear();
   try {
     const json j = json::parse(text);
-    if (j.value("format", "") != "kernelscope-session")
-      throw Error(ErrorCode::Parse, "not a Kernelscope session file (no \"format\": \"kernelscope-session\")", {file});
-    if (j.value("version", 0) != kVersion)
-      throw Error(ErrorCode::Parse, "session file version " + std::to_string(j.value("version", 0)) + " is not supported (expected " +
-                                        std::to_string(kVersion) + ")", {file});
-    const json& p = j.at("program");
-    s.program_.name = p.value("name", "");
-    s.program_.source = p.value("source", "");
-    s.program_.graph = Graph::fromJson(j.at("graph").dump());
-    for (auto& i : p.value("inputs", json::array()))
-      s.program_.inputs.push_back({i.at("name"), ClassId(i.at("class").get<uint32_t>()), i.at("leaf").get<uint32_t>()});
-    for (auto& q : p.value("params", json::array())) {
-      ProgramParam pp{q.at("name"), ClassId(q.at("class").get<uint32_t>()), q.at("leaf").get<uint32_t>(), {}};
-      pp.init.kind = static_cast<ParamInit::Kind>(q.at("init").get<int>());
-      pp.init.a = q.at("a");
-      pp.init.b = q.at("b");
-      pp.init.seed = q.at("seed");
-      s.program_.params.push_back(pp);
+    if (!j.is_object() || j.value("format", "") != "kernelscope-session")
+      throw Error(ErrorCode::Parse, "not a Kernelscope session file (no \"format\": \"kernelscope-session\")");
+    const json version = j.value("version", json());
+    if (!version.is_number_integer() || version.get<int64_t>() != kVersion)
+      throw Error(ErrorCode::Parse, "session file version " + version.dump() + " is not supported (expected " + std::to_string(kVersion) + ")");
+    readProgram(j, s.program_);
+    {
+      JsonPath g("graph");
+      s.program_.graph = Graph::fromJson(j.at("graph").dump());
     }
-    for (auto& o : p.value("outputs", json::array()))
-      s.program_.outputs.push_back({o.at("name"), ClassId(o.at("class").get<uint32_t>())});
-    const json& o = j.at("options");
-    s.options_.devices = o.value("devices", "all");
-    s.options_.tune = static_cast<TuneLevel>(o.value("tune", 1));
-    s.options_.seed = o.value("seed", uint64_t{0});
-    s.devices_ = j.at("devices").get<std::vector<DeviceInfo>>();
-    s.poolOf_ = j.at("pools").get<std::vector<uint32_t>>();
-    s.stage_ = static_cast<Stage>(j.at("stage").get<int>());
+    {
+      JsonPath at("options");
+      const json& o = j.at("options");
+      s.options_.devices = jsonGet<std::string>(o, "devices", "all");
+      s.options_.tune = static_cast<TuneLevel>(jsonGet<uint8_t>(o, "tune", 1));
+      s.options_.seed = jsonGet<uint64_t>(o, "seed", 0);
+    }
+    s.devices_ = jsonGet<std::vector<DeviceInfo>>(j, "devices");
+    s.poolOf_ = jsonGet<std::vector<uint32_t>>(j, "pools");
+    s.stage_ = stageOf(j, "stage");
     s.reached_ = true;
     s.loaded_ = true;
-    const json& tj = j.at("trace");
-    CompileTrace& t = s.trace_;
-    for (auto& x : tj.value("snapshots", json::array()))
-      t.snapshots.push_back({static_cast<Stage>(x.at("s").get<int>()), x.at("classes"), x.at("nodes")});
-    for (auto& x : tj.value("stage_times", json::array())) t.stageTimes.push_back({static_cast<Stage>(x.at("s").get<int>()), x.at("ms")});
-    if (tj.contains("fusion")) {
-      t.fusion.trace = FusionTrace::fromJson(tj["fusion"].at("trace").dump());
-      for (auto& f : tj["fusion"].at("kernels")) t.fusion.kernels.push_back(fusedFrom(f));
-      if (tj["fusion"].contains("error")) t.fusion.error = Error(ErrorCode::Invariant, tj["fusion"]["error"].get<std::string>());
-    }
-    for (auto& k : tj.value("kernels", json::array()))
-      t.kernels.push_back({fusedFrom(k.at("fused")), k.at("name"), k.at("flops"), k.at("bytes"), k.at("pass")});
-    for (auto& m : tj.value("matches", json::array()))
-      t.matches.push_back({ClassId(m.at("out").get<uint32_t>()), ClassId(m.at("a").get<uint32_t>()), ClassId(m.at("b").get<uint32_t>()),
-                           recordFrom<GemmSpec>(m.at("gemm"))});
-    for (auto& m : tj.value("measurements", json::array())) t.measurements.push_back(recordFrom<TuneMeasurement>(m));
-    for (auto& x : tj.value("searches", json::array())) {
-      t.searches.push_back(recordFrom<TuneSearch>(x));
-      const std::string stop = x.at("stop_reason");
-      if (!t.searches.back().setStopFromText(stop)) throw Error(ErrorCode::Parse, "unknown tuning stop reason '" + stop + "'");
-    }
-    for (auto& e : tj.value("entries", json::array())) {
-      const auto kind = e.at("kind") == "gemm" ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
-      t.entries.push_back(recordFrom<KernelEntry>(e));
-      t.entries.back().kind = kind;
-    }
-    if (tj.contains("extraction")) {
-      const json& ej = tj["extraction"];
-      Extraction& ex = t.extraction;
-      for (auto& n : ej.value("order", json::array())) ex.order.push_back(NodeId(n.get<uint32_t>()));
-      ex.totalNs = number(ej.at("total_ns"));
-      ex.greedyTreeNs = number(ej.at("greedy_ns"));
-      ex.improvements = ej.value("improvements", 0);
-      for (auto& c : ej.value("chosen", json::array())) ex.chosen[ClassId(c[0].get<uint32_t>())] = NodeId(c[1].get<uint32_t>());
-      for (auto& d : ej.value("decisions", json::array())) {
-        ClassDecision cd{ClassId(d.at("class").get<uint32_t>()), NodeId(d.at("chosen").get<uint32_t>()), {}, d.at("why")};
-        for (auto& a : d.value("alternatives", json::array()))
-          cd.alternatives.push_back({NodeId(a.at("node").get<uint32_t>()), number(a.at("own_ns")), number(a.at("tree_ns")), a.at("valid")});
-        ex.decisions.push_back(std::move(cd));
-      }
-    }
-    if (tj.contains("plan")) {
-      const json& pj = tj["plan"];
-      ExecPlan& pl = t.plan;
-      pl.key = pj.value("key", uint64_t{0});
-      pl.bytesWithoutReuse = pj.value("bytes_without_reuse", int64_t{0});
-      pl.bytesSaved = pj.value("bytes_saved", int64_t{0});
-      pl.predictedNs = number(pj.at("predicted_ns"));
-      pl.peakBytes = pj.value("peak_bytes", std::vector<int64_t>{});
-      for (auto& x : pj.value("steps", json::array())) {
-        const auto kind = x.at("kind") == "launch" ? PlanStep::Kind::Launch : PlanStep::Kind::Copy;
-        pl.steps.push_back(recordFrom<PlanStep>(x));
-        pl.steps.back().kind = kind;
-      }
-      for (auto& x : pj.value("buffers", json::array())) pl.buffers.push_back(recordFrom<PlanBuffer>(x));
-      for (auto& x : pj.value("allocations", json::array())) pl.allocations.push_back({x.at("pool"), x.at("bytes")});
-      for (auto& x : pj.value("outputs", json::array())) pl.outputs.push_back({ClassId(x[0].get<uint32_t>()), x[1].get<uint32_t>()});
-    }
-    t.tuneLevel = tj.value("tune_level", "");
-    t.compileMs = tj.value("compile_ms", 0.0);
-    t.warnings = tj.value("warnings", std::vector<std::string>{});
-    for (auto& rj : j.value("runs", json::array())) {
-      RunRecord r = recordFrom<RunRecord>(rj);
-      for (auto& x : rj.value("steps", json::array())) r.steps.push_back(recordFrom<StepTiming>(x));
-      for (auto& x : rj.value("outputs", json::array())) {
-        OutputValue ov = recordFrom<OutputValue>(x);
-        ov.value = tensorFrom(x.at("value"));
-        r.outputs.push_back(std::move(ov));
-      }
-      s.runs_.push_back(std::move(r));
-    }
-    // Cross-references must hold, or the views would index out of range.
-    const std::size_t nc = s.program_.graph.classCount(), nn = s.program_.graph.nodeCount();
-    for (auto& o : s.program_.outputs)
-      if (o.cls.v >= nc) throw Error(ErrorCode::Parse, "output class out of range", {file});
-    for (auto& e : t.entries)
-      if (e.device >= s.devices_.size() || (e.kind == KernelEntry::Kind::Fused && e.fused >= t.kernels.size()))
-        throw Error(ErrorCode::Parse, "kernel entry refers to a missing kernel or device", {file});
-    for (auto& st : t.plan.steps)
-      if (st.node.v >= nn || st.device >= s.devices_.size()) throw Error(ErrorCode::Parse, "plan step out of range", {file});
-    for (auto& m : t.measurements)
-      if (m.kernel >= t.kernels.size() || m.device >= s.devices_.size())
-        throw Error(ErrorCode::Parse, "measurement refers to a missing kernel or device", {file});
+    readTrace(j, s.trace_);
+    readRuns(j, s.runs_);
+    checkSession(s, s.poolOf_);
   } catch (const json::exception& e) {
-    throw Error(ErrorCode::Parse, std::string("malformed session file: ") + e.what(), {file});
+    throw Error(ErrorCode::Parse, "malformed session file: " + readErrorText(e.what(), true), {file});
   } catch (const Error& e) {
-    throw e.at(SourceLoc(file));
+    const std::string m = readErrorText(e.message(), true);
+    throw Error(e.code(), m, e.where().known() ? e.where() : SourceLoc(file));
   }
   return s;
 }

@@ -151,6 +151,29 @@ printf 'input x: f32[6, 5]\ny = softmax(x, axis=0)\noutput y\n' >"$tmp/sm0.ks"  
 expect 0 "explain-fusion across kernels" -- "$cli" explain-fusion "$tmp/sm0.ks" %1 %5
 grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
 expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999
+# An edited session file is refused with the JSON pointer of the bad value, by every command.
+fx="$src/tests/data/sessions/softmax.kss.json"
+expect 0 "export an unedited session" -- "$cli" export "$fx" --view plan --format json --out "$tmp/plan.json"
+python3 - "$fx" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["trace"]["plan"]["steps"][2]["inputs"] = [99999]
+json.dump(d, open(sys.argv[2] + "/x.kss.json", "w"))
+d = json.load(open(sys.argv[1]))
+d["trace"]["plan"]["buffers"] = []
+json.dump(d, open(sys.argv[2] + "/nobuf.kss.json", "w"))
+d = json.load(open(sys.argv[1]))
+d["version"] = 1e30
+json.dump(d, open(sys.argv[2] + "/v.kss.json", "w"))
+PY
+expect 1 "export a session with a step reading buffer 99999" -- "$cli" export "$tmp/x.kss.json" --view plan --format json --out "$tmp/plan.json"
+grep -q "x.kss.json.*/trace/plan/steps/2/inputs/0: expected a buffer of the plan (0\.\.[0-9]*), found 99999" "$tmp/err" ||
+  { echo "FAIL: buffer 99999 is not named with its JSON pointer"; cat "$tmp/err"; fail=1; }
+expect 1 "export a session without plan buffers" -- "$cli" export "$tmp/nobuf.kss.json" --view plan --format dot --out "$tmp/plan.dot"
+grep -q "/trace/plan/steps/[0-9]*/[a-z]*puts/0: expected a buffer of the plan (there are none)" "$tmp/err" ||
+  { echo "FAIL: an empty buffer list is not named"; cat "$tmp/err"; fail=1; }
+expect 1 "export a session of version 1e30" -- "$cli" export "$tmp/v.kss.json" --view plan --format dot --out "$tmp/plan.dot"
+grep -q "version 1e+30 is not supported" "$tmp/err" || { echo "FAIL: version 1e30 is misreported"; cat "$tmp/err"; fail=1; }
 expect 0 "cache clear" -- "$cli" cache clear --cache "$tmp/cache.sqlite"
 [ $fail = 0 ] && echo "cli contract: all checks passed"
 exit $fail

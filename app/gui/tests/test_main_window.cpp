@@ -16,6 +16,9 @@
 #include <QTest>
 #include <QTimer>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "app/gui/main_window.h"
 #include "tests/require_opencl.h"
 #include "views/devices_view.h"
@@ -282,6 +285,34 @@ class TestMainWindow : public QObject {
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QCOMPARE(w.programView()->errorLine(), 0);
     QCOMPARE(w.controller().snapshot()->program->outputs.size(), std::size_t(1));
+  }
+
+  // An edited session (a plan step reading buffer 99999, a plan without buffers) is refused with
+  // the JSON pointer of the bad value; the window stays usable and opens the unedited file.
+  void survivesEditedSessions() {
+    MainWindow w;
+    w.show();
+    const QString fixture = QString(KS_SOURCE_DIR) + "/tests/data/sessions/softmax.kss.json";
+    std::ifstream in(fixture.toStdString());
+    const nlohmann::json original = nlohmann::json::parse(in);
+    QTemporaryDir dir;
+    for (const char* pointer : {"/trace/plan/steps/2/inputs/0", "/trace/plan/steps/0/"}) {
+      nlohmann::json j = original;
+      if (std::string(pointer).ends_with("/0")) j["trace"]["plan"]["steps"][2]["inputs"] = {99999};
+      else j["trace"]["plan"]["buffers"] = nlohmann::json::array();
+      const QString path = dir.filePath("edited.kss.json");
+      std::ofstream(path.toStdString()) << j.dump();
+      w.openFile(path);
+      QVERIFY(waitIdle(w));
+      QVERIFY2(w.lastError().contains(pointer), qPrintable(w.lastError()));
+      QVERIFY2(w.lastError().contains("buffer of the plan"), qPrintable(w.lastError()));
+      QVERIFY(w.findChild<QMessageBox*>("OpenErrorBox") != nullptr);
+    }
+    w.openFile(fixture);
+    QVERIFY(waitIdle(w));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.controller().snapshot() && w.controller().snapshot()->session);
+    QVERIFY(w.controller().snapshot()->session->hasStage(Stage::Planned));
   }
 
   void compileSaveReopen() {

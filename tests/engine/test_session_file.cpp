@@ -1,0 +1,119 @@
+// Session files are user input: an edited .kss.json (ids out of range, wrong types, negative
+// shapes, illegal stages, huge tensors) is refused with an error naming the JSON pointer of the
+// bad value and what was expected, never loaded into views that would index out of range.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/session/session.h"
+
+using namespace ks;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+// A compiled and run softmax session (PoCL and openblas, --tune none), committed.
+std::string fixturePath() { return std::string(KS_SOURCE_DIR) + "/tests/data/sessions/softmax.kss.json"; }
+json fixture() {
+  std::ifstream in(fixturePath());
+  return json::parse(in);
+}
+std::string tempPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("ks_test_session_file_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+// Loads the fixture after `edit`; returns the error's message, or "" when it loaded.
+std::string loadEdited(const std::function<void(json&)>& edit) {
+  json j = fixture();
+  edit(j);
+  const std::string path = tempPath("edited.kss.json");
+  std::ofstream(path) << j.dump();
+  try {
+    Session::load(path);
+    fs::remove(path);
+    return {};
+  } catch (const Error& e) {
+    fs::remove(path);
+    return e.what();
+  }
+}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+}  // namespace
+
+class TestSessionFile : public QObject {
+  Q_OBJECT
+ private slots:
+  void fixtureLoads() {
+    const Session s = Session::load(fixturePath());
+    QVERIFY(s.hasStage(Stage::Planned));
+    QVERIFY(s.trace().plan.steps.size() >= 3);
+    QVERIFY(!s.trace().plan.buffers.empty());
+    QCOMPARE(loadEdited([](json&) {}), std::string());
+  }
+
+  // Each edit, and the pointer and expectation its error must name.
+  void editedFilesNameTheBadValue_data() {
+    QTest::addColumn<int>("edit");
+    QTest::addColumn<QString>("pointer");
+    QTest::addColumn<QString>("expected");
+    const char* rows[][3] = {
+        {"step input buffer 99999", "/trace/plan/steps/2/inputs/0", "expected a buffer of the plan"},
+        {"no plan buffers", "/trace/plan/steps/", "(there are none), found 0"},
+        {"step node is a string", "/trace/plan/steps/0/node", "expected an integer in 0..4294967295, found \"seven\""},
+        {"version 1e30", "version 1e+30 is not supported", "expected 1"},
+        {"negative class shape", "/graph/classes/0/shape/0", "expected a dimension >= 0, found -3"},
+        {"stage 99", "/stage", "expected a stage 0..5, found 99"},
+        {"entry device 7", "/trace/entries/0/device", "expected a device"},
+        {"node operand 99999", "/graph/nodes/", "expected a class (11 in the graph), found 99999"},
+        {"kernel op reads a later op", "/trace/kernels/0/fused/kernel", "before it is defined"},
+        {"huge output tensor", "/runs/0/outputs/0/value/values", "expected 1000000000000000 values"},
+        {"missing plan key", "/trace/plan/steps/1/device", "missing"},
+        {"unknown step kind", "/trace/plan/steps/0", "expected \"launch\" or \"copy\", found \"jump\""},
+        {"buffer pool 5", "/trace/plan/buffers/0/pool", "expected a memory pool"},
+        {"kernel node ref 999", "/graph/nodes/", "expected a kernel entry of the trace"},
+    };
+    for (int i = 0; i < int(std::size(rows)); ++i) QTest::newRow(rows[i][0]) << i << QString(rows[i][1]) << QString(rows[i][2]);
+  }
+  void editedFilesNameTheBadValue() {
+    QFETCH(int, edit);
+    QFETCH(QString, pointer);
+    QFETCH(QString, expected);
+    const std::vector<std::function<void(json&)>> edits = {
+        [](json& j) { j["trace"]["plan"]["steps"][2]["inputs"] = {99999}; },
+        [](json& j) { j["trace"]["plan"]["buffers"] = json::array(); },
+        [](json& j) { j["trace"]["plan"]["steps"][0]["node"] = "seven"; },
+        [](json& j) { j["version"] = 1e30; },
+        [](json& j) { j["graph"]["classes"][0]["shape"] = {-3}; },
+        [](json& j) { j["stage"] = 99; },
+        [](json& j) { j["trace"]["entries"][0]["device"] = 7; },
+        [](json& j) {
+          for (auto& n : j["graph"]["nodes"])
+            if (n.contains("in")) return void(n["in"][0] = 99999);
+        },
+        [](json& j) {
+          for (auto& op : j["trace"]["kernels"][0]["fused"]["kernel"])
+            if (op.contains("src")) return void(op["src"][0] = 5000);
+        },
+        [](json& j) { j["runs"][0]["outputs"][0]["value"]["shape"] = {100000, 100000, 100000}; },
+        [](json& j) { j["trace"]["plan"]["steps"][1].erase("device"); },
+        [](json& j) { j["trace"]["plan"]["steps"][0]["kind"] = "jump"; },
+        [](json& j) { j["trace"]["plan"]["buffers"][0]["pool"] = 5; },
+        [](json& j) {
+          for (auto& n : j["graph"]["nodes"])
+            if (n["kind"] == "kernel") return void(n["ref"] = 999);
+        },
+    };
+    const std::string message = loadEdited(edits.at(edit));
+    QVERIFY2(has(message, "edited.kss.json"), message.c_str());  // the file is named
+    QVERIFY2(has(message, pointer.toStdString()), message.c_str());
+    QVERIFY2(has(message, expected.toStdString()), message.c_str());
+    QVERIFY2(!has(message, "json.exception"), message.c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestSessionFile)
+#include "test_session_file.moc"
