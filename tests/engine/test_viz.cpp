@@ -25,7 +25,7 @@ namespace {
 Program softmaxProgram() {
   ProgramBuilder b;
   Value x = b.input("x", DType::F32, {4, 8});
-  b.output("out", op::softmax(x, -1));
+  b.output("out", op::softmax(x, 0));
   return b.finish();
 }
 
@@ -164,7 +164,7 @@ class TestViz : public QObject {
     QCOMPARE(pic.nodes.size(), loads + computed);
     bool memory = false;
     for (const viz::Edge& e : pic.edges) memory = memory || e.memory;
-    QVERIFY(memory);  // softmax stores the max and the sum and loads them again
+    QVERIFY(memory);  // a column softmax stores the max and the sum and loads them again
     // Step 0's state: one kernel, the one the step made.
     const Picture first = fusionPicture(r.trace, 0, &p.graph);
     QCOMPARE(first.clusters.size(), r.trace.stateAfter(1).size());

@@ -10,8 +10,8 @@
 
 namespace ks::testing {
 
-// softmax.ks compiled with a quick, two-schedule tune and no tuning cache, then run once (verified).
-inline std::shared_ptr<Session> sampleSession(const char* sample = "softmax.ks") {
+// A column softmax (several kernels; a last-axis softmax is one row kernel) compiled with a quick, two-schedule tune and no tuning cache, then run once (verified).
+inline std::shared_ptr<Session> sampleSession(const char* sample = "../tests/data/softmax_columns.ks") {
   SessionOptions o;
   o.tune = TuneLevel::Quick;
   o.budgetCount = 2;

@@ -1,4 +1,4 @@
-// FusionView on a real compiled Session of samples/softmax.ks: stepping, drawn state, why-not-fused.
+// FusionView on a real compiled Session of a column softmax (tests/data/softmax_columns.ks): stepping, drawn state, why-not-fused.
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
@@ -28,7 +28,7 @@ std::shared_ptr<Session> softmaxSession() {
   SessionOptions o;
   o.tune = TuneLevel::None;
   o.cache = "none";
-  auto s = std::make_shared<Session>(loadProgramFile(KS_SOURCE_DIR "/samples/softmax.ks"), o);
+  auto s = std::make_shared<Session>(loadProgramFile(KS_SOURCE_DIR "/tests/data/softmax_columns.ks"), o);
   s->run({}, true);
   return s;
 }
