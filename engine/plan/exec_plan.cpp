@@ -93,8 +93,12 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     plan.buffers[b].output = true;
     plan.outputs.push_back({c, b});
   }
-  // Lifetimes.
+  // Lifetimes. A step that reads a value no earlier step wrote would run on uninitialised memory.
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    for (uint32_t b : plan.steps[i].inputs)
+      if (!plan.buffers[b].leaf && plan.buffers[b].firstStep < 0)
+        throw Error(ErrorCode::Internal, "plan: step " + std::to_string(i) + " (" + plan.steps[i].label + ") reads " +
+                                             className(plan.buffers[b].cls) + " before any step produced it");
     for (uint32_t b : plan.steps[i].outputs)
       if (plan.buffers[b].firstStep < 0) plan.buffers[b].firstStep = static_cast<int>(i);
     for (uint32_t b : plan.steps[i].inputs) plan.buffers[b].lastStep = static_cast<int>(i);

@@ -69,6 +69,50 @@ struct Search {
 
 }  // namespace
 
+// The chosen producers reachable from the outputs, each after the producers of all its operands
+// (an iterative depth-first walk: plans of long chains are deep). A cycle among the chosen
+// producers cannot run and is an internal error.
+static std::vector<NodeId> chosenOrder(const Graph& g, const std::vector<ClassId>& outputs,
+                                const std::unordered_map<ClassId, NodeId>& choice) {
+  std::vector<NodeId> order;
+  std::unordered_map<uint32_t, uint8_t> state;  // node id -> 1 on the walk's stack, 2 emitted
+  struct Frame {
+    NodeId n;
+    std::size_t next = 0;
+  };
+  auto producerOf = [&](ClassId c) -> NodeId {
+    if (g.isLeaf(c)) return NodeId{};
+    return choice.at(g.find(c));
+  };
+  for (ClassId out : outputs) {
+    const NodeId root = producerOf(out);
+    if (!root.valid() || state[root.v]) continue;
+    std::vector<Frame> stack{{root}};
+    state[root.v] = 1;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const std::vector<ClassId>& in = g.node(f.n).in;
+      if (f.next == in.size()) {
+        state[f.n.v] = 2;
+        order.push_back(f.n);
+        stack.pop_back();
+        continue;
+      }
+      const NodeId d = producerOf(in[f.next++]);
+      if (!d.valid()) continue;
+      uint8_t& st = state[d.v];
+      if (st == 1)
+        throw Error(ErrorCode::Internal, "extraction chose producers that depend on each other (node " +
+                                             std::to_string(d.v) + " needs its own result)");
+      if (st == 0) {
+        st = 1;
+        stack.push_back({d});
+      }
+    }
+  }
+  return order;
+}
+
 uint32_t producerPool(const Graph& g, NodeId producer, const ExtractionDevices& d) {
   if (!producer.valid()) return 0;
   const Node& n = g.node(producer);
@@ -175,8 +219,12 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     if (!improved) break;
   }
   ex.totalNs = cost;
-  // 3. The needed classes, their chosen producers in dependency order, and the decisions.
-  std::unordered_set<uint32_t> needed, seenNode;
+  // 3. The chosen producers in dependency order, and the decisions. The order is taken from the
+  // chosen nodes' own operands, not from the class order: that order follows every alternative,
+  // and where alternatives form a cycle it is broken at an arbitrary class, which can put a
+  // multi-output kernel before the producer of one of its operands.
+  ex.order = chosenOrder(g, outputs, choice);
+  std::unordered_set<uint32_t> needed;
   std::vector<ClassId> stack(outputs.begin(), outputs.end());
   while (!stack.empty()) {
     const ClassId c = stack.back();
@@ -185,10 +233,10 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     for (ClassId in : g.node(choice.at(c)).in) stack.push_back(in);
   }
   for (ClassId c : s.order) {
-    if (!needed.count(c.v) || g.isLeaf(c)) continue;
-    const NodeId n = choice.at(c);
+    auto it = choice.find(c);
+    if (!needed.count(c.v) || g.isLeaf(c) || it == choice.end()) continue;
+    const NodeId n = it->second;
     ex.chosen[c] = n;
-    if (seenNode.insert(n.v).second) ex.order.push_back(n);
     ClassDecision d{c, n, alts[c], {}};
     const auto& al = d.alternatives;
     const auto bestTree = std::min_element(al.begin(), al.end(), [](auto& a, auto& b) { return a.treeNs < b.treeNs; });

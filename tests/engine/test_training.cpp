@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/devices/device_info.h"
 #include "engine/io/program_source.h"
 #include "engine/session/session.h"
+#include "tests/require_opencl.h"
 
 using namespace ks;
 
@@ -107,6 +109,34 @@ class TestTraining : public QObject {
       const double want = ref.at("loss")[k].get<double>();
       if (!(std::abs(got - want) <= 1e-4 * (1 + k) * std::abs(want) + 1e-5))
         QFAIL(qPrintable(QString("%1 step %2: loss %3, PyTorch %4").arg(sample).arg(k + 1).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+    }
+  }
+
+  // The same samples on an OpenCL device, every step checked against the host oracle and the first
+  // step's loss against PyTorch. A backward pass makes multi-output kernels whose operands come
+  // from several kernelization passes; the plan must still run each producer before its readers.
+  void samplesMatchOnOpenCl_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::newRow("mlp_momentum") << "mlp_momentum";
+    QTest::newRow("mlp_adam") << "mlp_adam";
+  }
+  void samplesMatchOnOpenCl() {
+    QFETCH(QString, sample);
+    SessionOptions o = hostOnly();
+    o.devices = "opencl:0:0";
+    std::ifstream in(sourceDir() + "/tests/data/training_refs.json");
+    QVERIFY(in);
+    const nlohmann::json ref = nlohmann::json::parse(in).at(sample.toStdString());
+    bool haveOpenCl = false;
+    for (const DeviceInfo& d : discoverDevices()) haveOpenCl = haveOpenCl || d.compiles();
+    if (!haveOpenCl) KS_SKIP_WITHOUT_OPENCL();
+    auto s = std::make_unique<Session>(loadProgramFile(sourceDir() + "/samples/" + sample.toStdString() + ".ks"), o);
+    for (int k = 0; k < 3; ++k) {
+      const RunRecord& r = s->run({}, true);
+      QVERIFY2(r.verifyPassed, qPrintable(QString("%1 step %2 differs from the host").arg(sample).arg(k + 1)));
+      const double got = scalarOutput(r, "loss"), want = ref.at("loss")[k].get<double>();
+      QVERIFY2(std::abs(got - want) <= 1e-4 * (1 + k) * std::abs(want) + 1e-5,
+               qPrintable(QString("step %1: loss %2, PyTorch %3").arg(k + 1).arg(got).arg(want)));
     }
   }
 };
