@@ -25,6 +25,17 @@ std::string scalarSummary(const RunRecord& r) {
   }
   return s;
 }
+
+// "step 2: update 'v1' (index 3: got 0.1, expected 0.2)": updates are only checked, not printed,
+// so a mismatch in one must say which.
+std::string describeMismatch(const RunRecord& r, int steps) {
+  std::string where = steps > 1 ? "step " + std::to_string(r.step + 1) + ": " : "";
+  for (const OutputValue& o : r.outputs)
+    if (!o.mismatch.empty()) return where + "output '" + o.name + "' (" + o.mismatch + ")";
+  for (const OutputValue& o : r.updates)
+    if (!o.mismatch.empty()) return where + "the update of param '" + o.name + "' (" + o.mismatch + ")";
+  return where + "a value";
+}
 }  // namespace
 
 int cmdRun(int argc, char** argv) {
@@ -54,10 +65,10 @@ int cmdRun(int argc, char** argv) {
     if (tty) std::fprintf(stderr, "\r\033[K%s", what.c_str());
   });
   nlohmann::json stepOutputs = nlohmann::json::array();
-  bool allVerified = true;
+  std::string firstMismatch;  // the first value that differs from the host: step, output or update
   for (int k = 0; k < steps; ++k) {
     const RunRecord& step = session.run(inputs, verify, progress);
-    allVerified = allVerified && (!step.verified || step.verifyPassed);
+    if (firstMismatch.empty() && step.verified && !step.verifyPassed) firstMismatch = describeMismatch(step, steps);
     nlohmann::json list = nlohmann::json::array();
     for (const OutputValue& o : step.outputs) list.push_back(outputJson(o));
     stepOutputs.push_back(std::move(list));
@@ -95,8 +106,8 @@ int cmdRun(int argc, char** argv) {
     }
     std::printf("\n%s", timingTable(r).c_str());
   }
-  if (!allVerified) {
-    std::fprintf(stderr, "error: %s: outputs differ from the host reference\n", args.positional()[0].c_str());
+  if (!firstMismatch.empty()) {
+    std::fprintf(stderr, "error: %s: %s differs from the host reference\n", args.positional()[0].c_str(), firstMismatch.c_str());
     return 1;
   }
   return 0;

@@ -52,6 +52,14 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     plan.buffers.push_back(b);
     return bufferOf[key] = static_cast<uint32_t>(plan.buffers.size() - 1);
   };
+  auto discardedBuffer = [&](ClassId c, uint32_t pool) -> uint32_t {
+    PlanBuffer b;
+    b.cls = c;
+    b.pool = pool;
+    b.bytes = bytesOf(c);
+    plan.buffers.push_back(b);
+    return static_cast<uint32_t>(plan.buffers.size() - 1);
+  };
   auto className = [](ClassId c) { return "%" + std::to_string(c.v); };
   for (NodeId nid : ex.order) {
     const Node& n = g.node(nid);
@@ -80,7 +88,14 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
                                                " from another memory pool without a copy");
         s.inputs.push_back(buffer(in, pool));
       }
-      for (ClassId out : n.out) s.outputs.push_back(buffer(out, pool));
+      // A multi-output kernel also stores classes the extraction took from another producer. Those
+      // stores go to a buffer of their own: written into the chosen producer's buffer, they would
+      // land after its last read, in an allocation that may already hold another value.
+      for (ClassId out : n.out) {
+        auto chosen = ex.chosen.find(g.find(out));
+        s.outputs.push_back(chosen != ex.chosen.end() && chosen->second != nid ? discardedBuffer(out, pool)
+                                                                                : buffer(out, pool));
+      }
       const KernelEntry& k = kernels.at(n.ref);
       s.label = (k.kind == KernelEntry::Kind::Gemm ? k.gemm.str() : "kernel k" + std::to_string(k.fused)) + " on " +
                 deviceNames.at(n.device);

@@ -46,22 +46,48 @@ struct Search {
     }
     return true;
   }
-  // DAG cost of a full choice: walk from the outputs, count each chosen node once.
+  // DAG cost of a full choice: walk from the outputs, count each chosen node once. A choice whose
+  // producers depend on each other cannot run (alternatives of different kernelization passes can
+  // form such cycles: a multi-output kernel reading a value made from one of its own stores).
   double evaluate(const std::unordered_map<ClassId, NodeId>& choice) const {
-    std::unordered_set<uint32_t> seenClass, seenNode;
-    std::vector<ClassId> stack(outputs.begin(), outputs.end());
+    std::unordered_map<uint32_t, uint8_t> state;  // class -> 1 on the walk's stack, 2 done
+    std::unordered_set<uint32_t> seenNode;
+    struct Frame {
+      ClassId c;
+      const Node* n;
+      std::size_t next;
+    };
+    std::vector<Frame> stack;
     double total = 0;
-    while (!stack.empty()) {
-      const ClassId c = stack.back();
-      stack.pop_back();
-      if (!seenClass.insert(c.v).second) continue;
-      if (g.isLeaf(c)) continue;
+    // Enters a class: false when the choice is invalid (no producer, wrong pool, a cycle).
+    auto enter = [&](ClassId c) {
+      uint8_t& st = state[c.v];
+      if (st == 1) return false;
+      if (st == 2) return true;
+      if (g.isLeaf(c)) {
+        st = 2;
+        return true;
+      }
       auto it = choice.find(c);
-      if (it == choice.end() || !it->second.valid()) return kInf;
+      if (it == choice.end() || !it->second.valid()) return false;
       const Node& n = g.node(it->second);
-      if (!poolsMatch(n, choice)) return kInf;
+      if (!poolsMatch(n, choice)) return false;
       if (seenNode.insert(it->second.v).second) total += ownCost(n, choice);
-      for (ClassId in : n.in) stack.push_back(in);
+      st = 1;
+      stack.push_back({c, &n, 0});
+      return true;
+    };
+    for (ClassId out : outputs) {
+      if (!enter(out)) return kInf;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next == f.n->in.size()) {
+          state[f.c.v] = 2;
+          stack.pop_back();
+        } else if (!enter(f.n->in[f.next++])) {
+          return kInf;
+        }
+      }
     }
     return total;
   }

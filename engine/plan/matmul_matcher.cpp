@@ -15,7 +15,8 @@ struct Side {
 };
 
 // Walks Expand -> Reshape [-> Permute(last two)] down to a matrix (or batch of matrices).
-// `unitAxis` is the axis of the [..., m, 1, k] / [..., 1, n, k] reshape that holds the 1.
+// `unitAxis` (-1, -2 or -3) is the axis of the reshaped view that holds the 1, e.g. -2 in the
+// builder's [..., m, 1, k] and -3 in its [..., 1, n, k].
 std::optional<Side> walk(const Graph& g, ClassId c, int unitAxis, const Shape& outShape) {
   const Node* n = &g.structural(c);
   if (n->kind == NodeKind::Expand) {
@@ -61,34 +62,43 @@ std::optional<Side> walk(const Graph& g, ClassId c, int unitAxis, const Shape& o
 
 }  // namespace
 
+// The product's last three axes hold the two kept axes p < q and the summed axis. The builder's
+// matmul sums the last axis; the backward pass of one (x^T @ g for a weight, g @ w^T for an input)
+// sums one of the other two. Each factor is broadcast along the kept axis of the other.
 std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c) {
   const Node& red = g.structural(c);
   if (red.kind != NodeKind::Reduce || red.reduceOp() != ReduceOp::Sum || g.dtype(c) != DType::F32) return std::nullopt;
   const ClassId prodC = red.in[0];
   const Shape& ps = g.shape(prodC);
   const int r = static_cast<int>(ps.size());
-  if (r < 3 || red.attr.size() != 1 || red.attr[0] != r - 1) return std::nullopt;
+  if (r < 3 || red.attr.size() != 1 || red.attr[0] < r - 3) return std::nullopt;
   const Node& mul = g.structural(prodC);
   if (mul.kind != NodeKind::Binary || mul.binaryOp() != BinaryOp::Mul) return std::nullopt;
+  const int sum = static_cast<int>(red.attr[0]);
+  int kept[2], k = 0;
+  for (int axis = r - 3; axis < r; ++axis)
+    if (axis != sum) kept[k++] = axis;
+  const int p = kept[0], q = kept[1];
   for (int order = 0; order < 2; ++order) {
     const ClassId left = mul.in[order], right = mul.in[1 - order];
-    auto a = walk(g, left, -2, ps);   // [..., m, 1, k]
-    auto b = walk(g, right, -3, ps);  // [..., 1, n, k]
+    auto a = walk(g, left, q - r, ps);   // the left factor spans (p, sum), broadcast along q
+    auto b = walk(g, right, p - r, ps);  // the right factor spans (q, sum), broadcast along p
     if (!a || !b) continue;
     MatmulMatch mm;
     mm.out = c;
     mm.a = a->base;
     mm.b = b->base;
     GemmSpec& s = mm.spec;
-    s.m = ps[r - 3];
-    s.n = ps[r - 2];
-    s.k = ps[r - 1];
+    s.m = ps[p];
+    s.n = ps[q];
+    s.k = ps[sum];
     s.batch = 1;
     for (int i = 0; i < r - 3; ++i) s.batch *= ps[i];
-    // Left side reads [m, k] row-major unless it went through a swap (then it is stored k x m).
-    s.transA = a->swapped;
-    // Right side: the builder permutes b [k, n] to [n, k]; a base read directly as [n, k] is B^T.
-    s.transB = !b->swapped;
+    // A factor is stored with its two axes in the product's order: the left one is [m, k] when
+    // m comes first, else [k, m] (A^T); the right one is [k, n] when k comes first, else [n, k]
+    // (B^T). A permute of the last two axes under the view flips that.
+    s.transA = (sum < p) != a->swapped;
+    s.transB = (q < sum) != b->swapped;
     s.strideA = a->batchElems;
     s.strideB = b->batchElems;
     return mm;

@@ -130,11 +130,14 @@ class Backward {
         return accumulate(xc, [&] { return mul(g, bin(BinaryOp::Div, unreduce(asCompute(c), in, n.attr), asCompute(xc))); });
       case ReduceOp::Max:
       case ReduceOp::Min: {
-        // Ties share the gradient evenly, as torch.amax/amin do.
+        // Ties share the gradient evenly, as torch.amax/amin do. The count is at least 1: a plan
+        // may take x and its max from producers that round differently (an OpenBLAS product and
+        // a fused kernel's own), and then no element equals the max; 0/0 would turn the whole
+        // gradient into NaN, where the path through the max (a softmax's shift) adds nothing.
         Value x = asCompute(xc);
         Value hit = cast(bin(BinaryOp::CmpEq, x, unreduce(asCompute(c), in, n.attr)), x.dtype());
         std::vector<int> ax(n.attr.begin(), n.attr.end());
-        Value count = unreduce(prim::reduce(hit, ReduceOp::Sum, ax), in, n.attr);
+        Value count = bin(BinaryOp::Max, unreduce(prim::reduce(hit, ReduceOp::Sum, ax), in, n.attr), k(x.dtype(), 1.0));
         return accumulate(xc, [&] { return mul(g, bin(BinaryOp::Div, hit, count)); });
       }
     }

@@ -5,6 +5,7 @@
 #include "engine/plan/exec_plan.h"
 #include "engine/plan/extractor.h"
 #include "engine/plan/matmul_matcher.h"
+#include "engine/program/autograd.h"
 #include "engine/program/builder.h"
 
 using namespace ks;
@@ -71,6 +72,35 @@ class TestExtraction : public QObject {
     const Extraction ex = extract(g, {a, b}, oneDevice());
     QCOMPARE(ex.totalNs, 5.0);
     QCOMPARE(ex.order.size(), std::size_t(1));
+  }
+
+  // Alternatives can form a cycle among classes: M stores q and also p, reading l, while l is made
+  // from p. Walking the classes from p meets l before p's producer; the steps must still follow
+  // the chosen producers' operands (Kp, Kl, M), choosing M for p as well (free, since M runs for
+  // q) would be a cycle and is refused, and M's store of p must not go to p's buffer, whose
+  // allocation is free for reuse once its last reader ran.
+  void cyclicAlternativesKeepDependencyOrder() {
+    Graph g;
+    const ClassId x = g.addLeaf({"x", LeafKind::Input, DType::F32, {4}, nullptr});
+    const ClassId p = unary(g, x, UnaryOp::Exp);
+    const ClassId l = unary(g, p, UnaryOp::Sin);
+    const ClassId q = unary(g, l, UnaryOp::Cos);
+    const NodeId kp = addKernel(g, p, {x}, {p}, 1, 0, 0);
+    const NodeId kl = addKernel(g, l, {p}, {l}, 1, 0, 1);
+    const NodeId m = addKernel(g, q, {l}, {q, p}, 5, 0, 2);
+    const Extraction ex = extract(g, {p, q}, oneDevice());
+    QCOMPARE(ex.chosen.at(p), kp);
+    QCOMPARE(ex.chosen.at(l), kl);
+    QCOMPARE(ex.chosen.at(q), m);
+    QCOMPARE(ex.order, (std::vector<NodeId>{kp, kl, m}));
+    QCOMPARE(ex.totalNs, 7.0);
+    std::vector<KernelEntry> kernels(3);
+    const ExecPlan plan = buildPlan(g, {p, q}, ex, kernels, oneDevice(), {"dev"});
+    QCOMPARE(plan.steps.size(), std::size_t(3));
+    const uint32_t pBuffer = plan.steps[0].outputs.at(0);
+    QCOMPARE(plan.steps[1].inputs.at(0), pBuffer);
+    QVERIFY(plan.steps[2].outputs.at(1) != pBuffer);  // M's copy of p is discarded
+    QCOMPARE(plan.outputs.at(0).second, pBuffer);
   }
 
   // Copies cost their measured time across pools and nothing within one pool; the cheaper device
@@ -152,6 +182,42 @@ class TestExtraction : public QObject {
     QCOMPARE(m->spec.transB, want.transB);
     QCOMPARE(m->spec.strideA, want.strideA);
     QCOMPARE(m->spec.strideB, want.strideB);
+  }
+
+  // The backward pass of y = a @ b sums the product over m (for b: a^T @ g) or over n (for a:
+  // g @ b^T); both are GEMMs with the factors read transposed in place.
+  void matcherFindsBackwardMatmuls_data() {
+    QTest::addColumn<bool>("batched");
+    QTest::newRow("matrix") << false;
+    QTest::newRow("batched") << true;
+  }
+  void matcherFindsBackwardMatmuls() {
+    QFETCH(bool, batched);
+    ProgramBuilder b;
+    const Shape as = batched ? Shape{2, 3, 5} : Shape{3, 5}, bs = batched ? Shape{2, 5, 4} : Shape{5, 4};
+    Value a = b.input("a", DType::F32, as), w = b.input("b", DType::F32, bs);
+    Value y = op::matmul(a, w);
+    const std::vector<Value> g = op::grad(op::sum(op::mul(y, y), {}), {a, w});
+    const int64_t batch = batched ? 2 : 1;
+    // ga [3, 5] = g [3, 4] @ b^T (b stored [5, 4]). The builder multiplies by b permuted to
+    // [4, 5], whose gradient g^T (g stored [3, 4]) @ a [3, 5] is then permuted back to b's shape.
+    const GemmSpec wantA{batch, 3, 5, 4, false, true, batched ? 12 : 0, batched ? 20 : 0};
+    const GemmSpec wantB{batch, 4, 5, 3, true, false, batched ? 12 : 0, batched ? 15 : 0};
+    int found = 0;
+    for (const MatmulMatch& m : findMatmuls(b.graph(), {g[0].id(), g[1].id()})) {
+      if (m.spec.m == 1 || m.out == y.id()) continue;
+      const GemmSpec& want = m.spec.k == 4 ? wantA : wantB;
+      QCOMPARE(m.spec.batch, want.batch);
+      QCOMPARE(m.spec.m, want.m);
+      QCOMPARE(m.spec.n, want.n);
+      QCOMPARE(m.spec.k, want.k);
+      QCOMPARE(m.spec.transA, want.transA);
+      QCOMPARE(m.spec.transB, want.transB);
+      QCOMPARE(m.spec.strideA, want.strideA);
+      QCOMPARE(m.spec.strideB, want.strideB);
+      ++found;
+    }
+    QVERIFY2(found == 2, b.graph().dump().c_str());
   }
 
   void matcherIgnoresOtherReductions() {
