@@ -1,5 +1,5 @@
-// ONNX network ops: MatMul, Gemm, Einsum, N-d Conv/ConvTranspose and pools (as window stacks over
-// strided slices), normalizations, softmax family, reductions, arg-reductions and losses.
+// ONNX network ops: MatMul, Gemm, Einsum, N-d Conv/ConvTranspose and pools (as sliding windows of
+// movement ops), normalizations, softmax family, reductions, arg-reductions and losses.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -194,21 +194,66 @@ Value padWindows(Value x, const Window& w, double padValue) {
   return op::pad(x, pp, padValue);
 }
 
-// [N, C, *sp] -> [N, C, K, *out]: every kernel offset's strided view, stacked on a new axis.
+// The sliding windows of the last axis (length i, padded already): [..., i] -> [..., k, o] with
+// out[..., kk, oo] = x[..., kk*d + oo*s], from movement ops alone (no select per offset, so a
+// consumer reads each window element straight from x): expand to [..., k, i], flatten to k*i, pad
+// the end by k*d and view as [..., k, i + d], which shifts row kk by kk*d (every index read stays
+// inside row kk's copy); then keep o columns with step s.
+Value windowsLast(Value x, int64_t k, int64_t s, int64_t d, int64_t o) {
+  const int r = x.rank();
+  if (k == 1) return op::unsqueeze(stepSlice(x, r - 1, 0, o, s), r - 1);
+  const int64_t i = x.shape().back();
+  std::vector<int64_t> one = dims(x.shape());
+  one.insert(one.end() - 1, 1);
+  std::vector<int64_t> ex = one;
+  ex[r - 1] = k;
+  Value e = op::expand(op::reshape(x, one), ex);  // [..., k, i]
+  std::vector<int64_t> flat(x.shape().begin(), x.shape().end() - 1);
+  flat.push_back(k * i);
+  std::vector<std::pair<int64_t, int64_t>> pads(static_cast<std::size_t>(r), {0, 0});
+  pads[r - 1] = {0, k * d};
+  std::vector<int64_t> rows(x.shape().begin(), x.shape().end() - 1);
+  rows.insert(rows.end(), {k, i + d});
+  Value z = op::reshape(op::pad(op::reshape(e, flat), pads), rows);  // z[..., kk, u] = x[..., kk*d + u]
+  return stepSlice(z, r, 0, o, s);
+}
+
+// Moves axis `a` of x last (the others keep their order); `labels` follows the permutation.
+Value moveLast(Value x, std::vector<int>& labels, int a) {
+  std::vector<int64_t> perm;
+  for (int i = 0; i < x.rank(); ++i)
+    if (i != a) perm.push_back(i);
+  perm.push_back(a);
+  const int l = labels[a];
+  labels.erase(labels.begin() + a);
+  labels.push_back(l);
+  return a == x.rank() - 1 ? x : op::permute(x, perm);
+}
+
+// [N, C, *sp] -> [N, C, K, *out]: the window of every output position, kernel offsets in
+// row-major order along K, built one spatial axis at a time with windowsLast.
 Value windows(Value x, const Window& w, double padValue) {
-  const std::size_t n = w.kernel.size();
+  const int n = static_cast<int>(w.kernel.size());
   x = padWindows(x, w, padValue);
-  std::vector<int64_t> off(n, 0);
-  std::vector<Value> parts;
-  for (;;) {
-    Value v = x;
-    for (std::size_t i = 0; i < n; ++i) v = stepSlice(v, 2 + i, off[i] * w.dilation[i], w.out[i], w.stride[i]);
-    parts.push_back(op::unsqueeze(v, 2));
-    std::size_t i = n;
-    while (i > 0 && ++off[i - 1] == w.kernel[i - 1]) off[--i] = 0;
-    if (i == 0) break;
+  // Axis labels: 0 = N, 1 = C, 2 + j = spatial j, then kernel j = 2 + n + j, output j = 2 + 2n + j.
+  std::vector<int> labels;
+  for (int i = 0; i < 2 + n; ++i) labels.push_back(i);
+  for (int j = 0; j < n; ++j) {
+    const int a = static_cast<int>(std::find(labels.begin(), labels.end(), 2 + j) - labels.begin());
+    x = moveLast(x, labels, a);
+    x = windowsLast(x, w.kernel[j], w.stride[j], w.dilation[j], w.out[j]);
+    labels.back() = 2 + n + j;
+    labels.push_back(2 + 2 * n + j);
   }
-  return concatAxis(parts, 2);
+  std::vector<int64_t> perm;
+  for (int want = 0; want < 2 + 3 * n; ++want)
+    if (want < 2 || want >= 2 + n) perm.push_back(std::find(labels.begin(), labels.end(), want) - labels.begin());
+  x = op::permute(x, perm);  // [N, C, k_0..k_{n-1}, o_0..o_{n-1}]
+  int64_t K = 1;
+  for (int64_t k : w.kernel) K *= k;
+  std::vector<int64_t> s = {x.dim(0), x.dim(1), K};
+  s.insert(s.end(), w.out.begin(), w.out.end());
+  return op::reshape(x, s);
 }
 
 std::vector<int64_t> spatialKernel(OnnxContext& c, const Shape& wShape) {
@@ -392,19 +437,21 @@ V convTranspose(OnnxContext& c) {
   return one(y);
 }
 
-// Max/sum pooling is separable: reduce one spatial axis at a time over its k slices, so a
-// 60x80 window costs 140 slices instead of 4800.
+// Max/sum pooling is separable: reduce one spatial axis at a time over its k window offsets, so
+// a 60x80 window costs 140 terms instead of 4800.
 Value pool(Value x, const Window& w, double padValue, bool isMax, bool addPads = true) {
   const std::size_t n = w.kernel.size();
   if (addPads) x = padWindows(x, w, padValue);
   const int r = x.rank();
   for (std::size_t i = 0; i < n; ++i) {
     const int axis = static_cast<int>(2 + i);
-    std::vector<Value> parts;
-    for (int64_t k = 0; k < w.kernel[i]; ++k)
-      parts.push_back(op::unsqueeze(stepSlice(x, axis, k * w.dilation[i], w.out[i], w.stride[i]), r));
-    Value st = concatAxis(parts, r);
-    x = isMax ? op::max(st, {r}) : op::cast(op::sum(st, {r}), x.dtype());
+    std::vector<int> labels(static_cast<std::size_t>(r));
+    for (int a = 0; a < r; ++a) labels[a] = a;
+    Value v = windowsLast(moveLast(x, labels, axis), w.kernel[i], w.stride[i], w.dilation[i], w.out[i]);  // [..., k, o]
+    v = isMax ? op::max(v, {r - 1}) : op::cast(op::sum(v, {r - 1}), x.dtype());                        // [..., o]
+    std::vector<int64_t> back;  // the pooled axis from last to its place
+    for (int a = 0; a < r; ++a) back.push_back(a < axis ? a : a == axis ? r - 1 : a - 1);
+    x = axis == r - 1 ? v : op::permute(v, back);
   }
   return x;
 }

@@ -64,6 +64,10 @@ std::vector<Idx> moveSourceIndex(const KOp& o, const Shape& in, const std::vecto
       const int64_t a = o.attr[0];
       n[a] = idx::addc(idx[a], -o.attr[1]);
       padMask.require(n[a], 0, in[a]);
+      // Every use of the source index is guarded by the mask: past it the index is in range,
+      // which lets the reshapes above it simplify (a padded conv input's windows would otherwise
+      // nest a div/mod pair per movement op, growing the index text exponentially).
+      n[a] = idx::within(n[a], 0, in[a] - 1);
       break;
     }
   }

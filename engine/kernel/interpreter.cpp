@@ -252,6 +252,7 @@ struct Machine {
       case IdxKind::Div: return eval(e->a) / e->c;
       case IdxKind::Mod: return eval(e->a) % e->c;
       case IdxKind::Min: return std::min(eval(e->a), eval(e->b));
+      case IdxKind::Within: return eval(e->a);
     }
     return 0;
   }

@@ -31,9 +31,9 @@ int64_t floorDiv(int64_t a, int64_t k) {
   return q;
 }
 
-Idx makeLin(LinForm f) {
+std::vector<std::pair<int64_t, Idx>> mergeTerms(const std::vector<std::pair<int64_t, Idx>>& in) {
   std::map<std::string, std::pair<int64_t, Idx>> merged;
-  for (auto& [k, atom] : f.terms) {
+  for (auto& [k, atom] : in) {
     auto it = merged.find(atom->key);
     if (it == merged.end()) merged.emplace(atom->key, std::make_pair(k, atom));
     else it->second.first += k;
@@ -41,6 +41,11 @@ Idx makeLin(LinForm f) {
   std::vector<std::pair<int64_t, Idx>> terms;
   for (auto& [key, t] : merged)
     if (t.first != 0) terms.push_back(t);
+  return terms;
+}
+
+Idx makeLin(LinForm f) {
+  std::vector<std::pair<int64_t, Idx>> terms = mergeTerms(f.terms);
   if (terms.size() == 1 && terms[0].first == 1 && f.c == 0) return terms[0].second;
   auto n = std::make_shared<IdxNode>();
   n->kind = IdxKind::Lin;
@@ -145,6 +150,9 @@ Idx div(const Idx& a, int64_t k) {
   int64_t v;
   if (isConst(a, &v)) return cst(v / k);
   if (a->lo >= 0 && a->hi < k) return cst(0);
+  if (a->lo >= 0 && a->kind == IdxKind::Div) return div(a->a, a->c * k);  // (x/j)/k = x/(j*k)
+  if (a->lo >= 0 && a->kind == IdxKind::Mod && a->c % k == 0 && a->a->lo >= 0)
+    return mod(div(a->a, k), a->c / k);  // (x % (k*m)) / k = (x/k) % m
   if (a->lo >= 0) {
     LinForm d, r;
     splitByDivisor(asLin(a), k, d, r);
@@ -159,6 +167,7 @@ Idx mod(const Idx& a, int64_t k) {
   int64_t v;
   if (isConst(a, &v)) return cst(v % k);
   if (a->lo >= 0 && a->hi < k) return a;
+  if (a->lo >= 0 && a->kind == IdxKind::Mod && a->c % k == 0) return mod(a->a, k);  // (x % (k*m)) % k = x % k
   if (a->lo >= 0) {
     LinForm d, r;
     splitByDivisor(asLin(a), k, d, r);
@@ -172,6 +181,18 @@ Idx min(const Idx& a, const Idx& b) {
   if (a->hi <= b->lo) return a;
   if (b->hi <= a->lo) return b;
   return a->key < b->key ? atom(IdxKind::Min, a, b, 0) : atom(IdxKind::Min, b, a, 0);
+}
+
+Idx within(const Idx& a, int64_t lo, int64_t hi) {
+  if (a->lo >= lo && a->hi <= hi) return a;
+  if (isConst(a) || std::max(lo, a->lo) > std::min(hi, a->hi)) return a;  // nothing to narrow
+  auto n = std::make_shared<IdxNode>();
+  n->kind = IdxKind::Within;
+  n->a = a->kind == IdxKind::Within ? a->a : a;
+  n->lo = std::max(lo, a->lo);
+  n->hi = std::min(hi, a->hi);
+  n->key = "(+" + n->a->key + ")";
+  return n;
 }
 
 std::pair<Idx, int64_t> splitConst(const Idx& a) {

@@ -28,7 +28,10 @@ namespace ks {
 // `key` is both the identity (for common-subexpression elimination) and valid C.
 struct IdxNode;
 using Idx = std::shared_ptr<const IdxNode>;
-enum class IdxKind : uint8_t { Var, Lin, Div, Mod, Min };
+// Within: the value of `a` where it is used, which the mask guarding every use bounds to [lo, hi]
+// (a padded axis' source index): an atom, so sums and divisions of it simplify as of a value
+// that is never negative.
+enum class IdxKind : uint8_t { Var, Lin, Div, Mod, Min, Within };
 struct IdxNode {
   IdxKind kind = IdxKind::Lin;
   int32_t var = -1;                             // Var: variable id
@@ -47,6 +50,8 @@ Idx mul(const Idx& a, int64_t k);
 Idx div(const Idx& a, int64_t k);  // C truncation
 Idx mod(const Idx& a, int64_t k);  // C remainder
 Idx min(const Idx& a, const Idx& b);
+// a, known (by a mask that guards every use) to lie in [lo, hi]; key "(+a)".
+Idx within(const Idx& a, int64_t lo, int64_t hi);
 bool isConst(const Idx& a, int64_t* v = nullptr);
 // Splits a into (base, constant) so that a == base + constant; base is nullptr for a constant.
 std::pair<Idx, int64_t> splitConst(const Idx& a);

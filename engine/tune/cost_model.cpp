@@ -87,6 +87,7 @@ int64_t evalIdx(const Idx& e, const std::map<int32_t, int64_t>& at, const std::m
     case IdxKind::Div: return evalIdx(e->a, at, loops) / e->c;
     case IdxKind::Mod: return evalIdx(e->a, at, loops) % e->c;
     case IdxKind::Min: return std::min(evalIdx(e->a, at, loops), evalIdx(e->b, at, loops));
+    case IdxKind::Within: return evalIdx(e->a, at, loops);
   }
   return 0;
 }
