@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <map>
 
+#include "engine/plan/timing_gap.h"
 #include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
 #include "views/table_export.h"
@@ -33,8 +34,9 @@ QString bytesText(int64_t b) {
 }  // namespace
 
 PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-  model_ = new QStandardItemModel(0, 6, this);
-  model_->setHorizontalHeaderLabels({"#", "kind", "label", "device", "schedule", "predicted (us)"});
+  model_ = new QStandardItemModel(0, 8, this);
+  model_->setHorizontalHeaderLabels(
+      {"#", "kind", "label", "device", "schedule", "predicted (us)", "measured (us)", "measured / predicted"});
   table_ = new QTableView(this);
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -115,6 +117,7 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
     row.back()->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     model_->appendRow(row);
   }
+  showMeasured();
   fitColumns(table_);
   QStringList pools;
   for (std::size_t p = 0; p < plan.peakBytes.size(); ++p)
@@ -124,9 +127,33 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
                        .arg(plan.buffers.size())
                        .arg(plan.allocations.size())
                        .arg(pools.join(", "), bytesText(plan.bytesSaved), bytesText(plan.bytesWithoutReuse))
-                       .arg(plan.predictedNs / 1e3, 0, 'f', 1));
+                       .arg(plan.predictedNs / 1e3, 0, 'f', 1) +
+                   (gap_.steps.empty() ? QString() : "\n" + QString::fromStdString(gap_.summary)));
   graph_->setModel(planPictureOf(*session_));
   buildTimeline();
+}
+
+// Measured beside predicted for every step of the last run; steps off by more than 2x are red,
+// with the likeliest reason as their tooltip.
+void PlanView::showMeasured() {
+  gap_ = {};
+  if (!session_ || session_->runs().empty()) return;
+  const CompileTrace& t = session_->trace();
+  gap_ = timingGap(session_->graph(), t.plan, session_->runs().back(), t.tuneLevel != "none");
+  const QColor flagged(0xfa, 0xdb, 0xd8);
+  for (int r = 0; r < model_->rowCount() && r < int(gap_.steps.size()); ++r) {
+    const StepGap& s = gap_.steps[r];
+    if (s.predictedNs > 0) model_->item(r, 5)->setText(QString::number(s.predictedNs / 1e3, 'f', 2));
+    auto* measured = new QStandardItem(s.measuredNs >= 0 ? QString::number(s.measuredNs / 1e3, 'f', 2) : QString());
+    auto* ratio = new QStandardItem(s.ratio() > 0 ? QString("%1x").arg(s.ratio(), 0, 'f', 2) : QString());
+    for (QStandardItem* it : {measured, ratio}) {
+      it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (!s.reason.empty()) it->setToolTip(QString::fromStdString(s.reason));
+      if (s.flagged) it->setBackground(flagged);
+    }
+    model_->setItem(r, 6, measured);
+    model_->setItem(r, 7, ratio);
+  }
 }
 
 void PlanView::buildTimeline() {
@@ -154,13 +181,19 @@ void PlanView::buildTimeline() {
   double at = 0;
   for (const StepTiming& st : run.steps) {
     const QColor c = st.kind == "copy" ? QColor(0xf3, 0x9c, 0x12) : st.kind == "gemm" ? QColor(0x8e, 0x44, 0xad) : QColor(0x29, 0x80, 0xb9);
+    const std::size_t i = std::size_t(bars_);
+    const bool off = i < gap_.steps.size() && gap_.steps[i].flagged;
     auto* bar = scene_->addRect(left + at * scale, lane[st.device] * laneH + 4, std::max(1.0, st.ns * scale), laneH - 8,
-                                QPen(c.darker(130)), QBrush(c));
-    bar->setToolTip(tr("%1 (%2)\n%3 us\n%4 GFLOP/s, %5 GB/s")
-                        .arg(QString::fromStdString(st.label), QString::fromStdString(st.kind))
-                        .arg(st.ns / 1e3, 0, 'f', 2)
-                        .arg(st.gflops, 0, 'f', 2)
-                        .arg(st.gbps, 0, 'f', 2));
+                                off ? QPen(QColor(0xc0, 0x39, 0x2b), 2) : QPen(c.darker(130)), QBrush(c));
+    QString tip = tr("%1 (%2)\n%3 us\n%4 GFLOP/s, %5 GB/s")
+                      .arg(QString::fromStdString(st.label), QString::fromStdString(st.kind))
+                      .arg(st.ns / 1e3, 0, 'f', 2)
+                      .arg(st.gflops, 0, 'f', 2)
+                      .arg(st.gbps, 0, 'f', 2);
+    if (i < gap_.steps.size() && gap_.steps[i].predictedNs > 0)
+      tip += tr("\npredicted %1 us (%2x)").arg(gap_.steps[i].predictedNs / 1e3, 0, 'f', 2).arg(gap_.steps[i].ratio(), 0, 'f', 2);
+    if (off) tip += "\n" + QString::fromStdString(gap_.steps[i].reason);
+    bar->setToolTip(tip);
     at += st.ns;
     ++bars_;
   }
@@ -170,6 +203,7 @@ void PlanView::buildTimeline() {
 
 void PlanView::sessionClosed() {
   session_.reset();
+  gap_ = {};
   graph_->clear();
   model_->removeRows(0, model_->rowCount());
   scene_->clear();

@@ -5,6 +5,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "engine/plan/timing_gap.h"
 #include "views/session_view.h"
 
 class QGraphicsScene;
@@ -34,9 +35,11 @@ class PlanView : public QWidget, public SessionView {
   int timelineBars() const { return bars_; }
   int timelineLanes() const { return lanes_; }
   GraphView* graphView() const { return graph_; }
+  const TimingGap& gap() const { return gap_; }
 
  private:
   void buildTimeline();
+  void showMeasured();
   void onRowSelected(int row);
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
@@ -47,6 +50,7 @@ class PlanView : public QWidget, public SessionView {
   QGraphicsView* timelineView_;
   GraphView* graph_;
   int bars_ = 0, lanes_ = 0;
+  TimingGap gap_;
   bool updating_ = false;
 };
 

@@ -75,21 +75,32 @@ std::string formatNs(double ns) {
   return buf;
 }
 
-std::string timingTable(const RunRecord& r) {
+std::string timingTable(const RunRecord& r, const TimingGap* gap) {
   std::ostringstream os;
   char line[512];
-  std::snprintf(line, sizeof line, "%-4s %-44s %-12s %12s %10s %10s\n", "#", "step", "device", "time", "GFLOP/s", "GB/s");
-  os << line;
+  std::snprintf(line, sizeof line, "%-4s %-44s %-12s %12s %10s %10s", "#", "step", "device", "time", "GFLOP/s", "GB/s");
+  os << line << (gap ? "    predicted    ratio\n" : "\n");
   for (std::size_t i = 0; i < r.steps.size(); ++i) {
     const StepTiming& s = r.steps[i];
     std::string label = s.label.size() > 44 ? s.label.substr(0, 41) + "..." : s.label;
-    std::snprintf(line, sizeof line, "%-4zu %-44s %-12s %12s %10.2f %10.2f\n", i, label.c_str(), s.device.c_str(),
+    std::snprintf(line, sizeof line, "%-4zu %-44s %-12s %12s %10.2f %10.2f", i, label.c_str(), s.device.c_str(),
                   formatNs(s.ns).c_str(), s.gflops, s.gbps);
     os << line;
+    if (gap && i < gap->steps.size()) {
+      const StepGap& g = gap->steps[i];
+      std::snprintf(line, sizeof line, " %12s %7.2fx%s", formatNs(g.predictedNs).c_str(), g.ratio(), g.flagged ? " !" : "");
+      os << line;
+    }
+    os << "\n";
   }
   std::snprintf(line, sizeof line, "total %s over %zu steps, peak memory %.2f MiB\n", formatNs(r.totalNs).c_str(),
                 r.steps.size(), static_cast<double>(r.peakBytes) / (1 << 20));
   os << line;
+  if (gap) {
+    os << gap->summary << "\n";
+    for (std::size_t i = 0; i < gap->steps.size(); ++i)
+      if (gap->steps[i].flagged) os << "  ! #" << i << ": " << gap->steps[i].reason << "\n";
+  }
   return os.str();
 }
 

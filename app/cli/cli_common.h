@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/cli/args.h"
+#include "engine/plan/timing_gap.h"
 #include "engine/session/session.h"
 
 namespace ks::cli {
@@ -26,7 +27,8 @@ std::vector<std::pair<std::string, HostTensor>> inputsFrom(const std::vector<std
 // "1.5, -2, 3, ... (1024 values)"
 std::string previewValues(const HostTensor& t, int count = 8);
 std::string formatNs(double ns);  // "1.23 ms"
-// The per-step timing table of a run, with achieved GFLOP/s and GB/s.
-std::string timingTable(const RunRecord& r);
+// The per-step timing table of a run, with achieved GFLOP/s and GB/s; with `gap`, each step's predicted time and measured/predicted ratio beside it
+// ("!" past 2x), the totals line and the reasons of the flagged steps.
+std::string timingTable(const RunRecord& r, const TimingGap* gap = nullptr);
 
 }  // namespace ks::cli

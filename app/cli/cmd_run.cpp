@@ -104,7 +104,8 @@ int cmdRun(int argc, char** argv) {
         std::printf("    verify vs host: %s (max |diff| %.3g)\n", o.mismatch.empty() ? "ok" : ("MISMATCH " + o.mismatch).c_str(),
                     o.maxAbsError);
     }
-    std::printf("\n%s", timingTable(r).c_str());
+    const TimingGap gap = timingGap(session.graph(), t.plan, r, t.tuneLevel != "none");
+    std::printf("\n%s", timingTable(r, &gap).c_str());
   }
   if (!firstMismatch.empty()) {
     std::fprintf(stderr, "error: %s: %s differs from the host reference\n", args.positional()[0].c_str(), firstMismatch.c_str());

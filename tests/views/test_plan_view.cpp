@@ -68,6 +68,25 @@ class TestPlanView : public QObject {
     }
   }
 
+  // The last run's step times sit beside the predictions; steps off by more than 2x are marked
+  // with a reason, and the memory line carries the run's totals.
+  void measuredBesidePredicted() {
+    RecordingContext ctx;
+    ctx.setSnapshot(snapshotOf(session_));
+    PlanView v(&ctx);
+    v.sessionLoaded(*ctx.snapshot());
+    const RunRecord& run = session_->runs().back();
+    QCOMPARE(v.model()->columnCount(), 8);
+    QCOMPARE(v.gap().steps.size(), run.steps.size());
+    for (int r = 0; r < v.model()->rowCount(); ++r) {
+      QCOMPARE(v.model()->item(r, 6)->text(), QString::number(run.steps[r].ns / 1e3, 'f', 2));
+      const StepGap& g = v.gap().steps[r];
+      QCOMPARE(v.model()->item(r, 7)->toolTip().isEmpty(), g.reason.empty());
+      QCOMPARE(v.model()->item(r, 6)->background().style() != Qt::NoBrush, g.flagged);
+    }
+    QVERIFY2(v.memoryLabel()->text().contains("run: steps measured"), qPrintable(v.memoryLabel()->text()));
+  }
+
   void launchSelectsKernel() {
     RecordingContext ctx;
     ctx.setSnapshot(snapshotOf(session_));
