@@ -17,7 +17,8 @@ bool mentions(const Idx& e, const std::set<int32_t>& vars) {
     case IdxKind::Lin:
       return std::any_of(e->terms.begin(), e->terms.end(), [&](const auto& t) { return mentions(t.second, vars); });
     case IdxKind::Div:
-    case IdxKind::Mod: return mentions(e->a, vars);
+    case IdxKind::Mod:
+    case IdxKind::Within: return mentions(e->a, vars);
     case IdxKind::Min: return mentions(e->a, vars) || mentions(e->b, vars);
   }
   return false;
