@@ -146,6 +146,26 @@ class TestTraining : public QObject {
                qPrintable(QString("step %1: loss %2, PyTorch %3").arg(k + 1).arg(got).arg(want)));
     }
   }
+
+  // The encoder block's SGD steps on PoCL with openblas: every step equals the host's, the loss
+  // falls, and the backward matmuls (weights, attention's two products per head) run as GEMMs.
+  void transformerTrainsOnDevices() {
+    bool haveOpenCl = false;
+    for (const DeviceInfo& d : discoverDevices()) haveOpenCl = haveOpenCl || d.compiles();
+    if (!haveOpenCl) KS_SKIP_WITHOUT_OPENCL();
+    SessionOptions o = hostOnly();
+    o.devices = "opencl:0:0,openblas";
+    Session s(loadProgramFile(sourceDir() + "/samples/transformer_train.ks"), o);
+    double last = 0;
+    for (int k = 0; k < 3; ++k) {
+      const RunRecord& r = s.run({}, true);
+      QVERIFY2(r.verifyPassed, qPrintable(QString("step %1 differs from the host").arg(k + 1)));
+      const double loss = scalarOutput(r, "loss");
+      if (k > 0) QVERIFY2(loss < last, qPrintable(QString("step %1: loss %2 after %3").arg(k + 1).arg(loss).arg(last)));
+      last = loss;
+    }
+    QVERIFY2(s.trace().matches.size() >= 14, qPrintable(QString::number(s.trace().matches.size())));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestTraining)
