@@ -1,6 +1,7 @@
 // Flag handling and report formatting for kernelscope-cli.
 #include "app/cli/cli_common.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -18,6 +19,10 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
   app.add_option("--tune", f.tune, "autotune level")->check(CLI::IsMember({"none", "quick", "full"}));
   app.add_option("--cache", f.cache, "tuning cache file, or none (in memory)");
   app.add_option("--seed", f.seed, "seed of the random inputs")->check(atLeast(0));
+  app.add_option("--rewrite", f.rewrite, "rewrite rules before matching: none, default or aggressive")
+      ->check(CLI::IsMember({"none", "default", "aggressive"}));
+  app.add_option("--rewrite-off", f.rewriteOff, "rules or families switched off (comma list)")->type_name("LIST");
+  app.add_option("--rewrite-on", f.rewriteOn, "rules switched on that the mode leaves off (comma list)")->type_name("LIST");
   if (!budgets) return;
   app.add_option("--budget-count", f.budgetCount, "schedules measured per kernel and device (0: the level's)")
       ->check(atLeast(0));
@@ -33,6 +38,26 @@ SessionOptions sessionOptions(const SessionFlags& f) {
   o.seed = f.seed;
   o.budgetCount = f.budgetCount;
   o.budgetSeconds = f.budgetSeconds;
+  o.rewrite.mode = *parseRewriteMode(f.rewrite);  // the flag's check allows only known modes
+  auto list = [](const std::string& csv) {
+    std::vector<std::string> r;
+    std::size_t start = 0;
+    while (start <= csv.size() && !csv.empty()) {
+      const std::size_t comma = std::min(csv.find(',', start), csv.size());
+      if (comma == start) throw UsageError{"empty name in the rule list '" + csv + "'"};
+      r.push_back(csv.substr(start, comma - start));
+      start = comma + 1;
+    }
+    return r;
+  };
+  o.rewrite.off = list(f.rewriteOff);
+  o.rewrite.on = list(f.rewriteOn);
+  try {
+    selectRules(o.rewrite);  // an unknown rule or family name is a usage error, before any work
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Usage) throw UsageError{e.message()};
+    throw;
+  }
   // A device list that names no usable selection is a usage error (exit 2), caught before any work.
   try {
     selectDevices(o.devices, o.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices());

@@ -10,9 +10,11 @@
 
 namespace ks::cli {
 
-// The values of --devices, --tune, --cache, --seed, --budget-count, --budget-seconds.
+// The values of --devices, --tune, --cache, --seed, --rewrite, --rewrite-off, --rewrite-on,
+// --budget-count, --budget-seconds.
 struct SessionFlags {
   std::string devices = "all", tune = "quick", cache;
+  std::string rewrite = "default", rewriteOff, rewriteOn;  // comma lists of rules or families
   uint64_t seed = 0;
   int budgetCount = 0;
   double budgetSeconds = 0;

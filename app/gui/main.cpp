@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   QCommandLineOption size("size", "Window size for --screenshot, e.g. 1600x1000.", "WxH", "1600x1000");
   QCommandLineOption compile("compile", "Compile the opened program (all pipeline stages) once it is loaded.");
   QCommandLineOption tune("tune", "Autotuning level for compiles: none, quick or full.", "LEVEL", "quick");
+  QCommandLineOption rewrite("rewrite", "Rewrite rules for compiles: none, default or aggressive.", "MODE", "default");
   QCommandLineOption devices("devices", "Devices for compiles, a comma list (default: all).", "LIST", "all");
   QCommandLineOption compare("compare",
                              "After compiling, compare these device selections (';'-separated, each a --devices list, "
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   parser.addOption(compile);
   parser.addOption(tune);
   parser.addOption(devices);
+  parser.addOption(rewrite);
   parser.addOption(shot);
   parser.addOption(size);
   parser.process(app);
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
   const QString level = parser.value(tune);
   w.controller().compileOptions().tune = level == "none" ? ks::TuneLevel::None : level == "full" ? ks::TuneLevel::Full : ks::TuneLevel::Quick;
   w.controller().compileOptions().devices = parser.value(devices).toStdString();
+  if (auto mode = ks::parseRewriteMode(parser.value(rewrite).toStdString())) w.controller().compileOptions().rewrite.mode = *mode;
   if (parser.isSet(shot)) w.show();
   else w.showAsSaved();
   if (!parser.positionalArguments().isEmpty()) w.openFile(parser.positionalArguments().front());

@@ -2,6 +2,7 @@
 #include "app/gui/main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -324,6 +325,19 @@ void MainWindow::buildMenus() {
   compile->setToolTip(tr("Match, kernelize, autotune, extract and plan on the selected devices"));
   QAction* cancelAct = pipeline->addAction(tr("C&ancel"), this, [this] { cancel_->click(); });
   cancelAct->setShortcut(QKeySequence(Qt::Key_Escape));
+  // The same choice as the CLI's --rewrite: it applies to the next compile.
+  QMenu* rewrites = pipeline->addMenu(tr("&Rewrites"));
+  auto* rewriteGroup = new QActionGroup(this);
+  for (RewriteMode m : {RewriteMode::None, RewriteMode::Default, RewriteMode::Aggressive}) {
+    QAction* a = rewrites->addAction(QString::fromLatin1(rewriteModeName(m)));
+    a->setCheckable(true);
+    a->setChecked(controller_.compileOptions().rewrite.mode == m);
+    a->setObjectName(QStringLiteral("rewrite-") + QString::fromLatin1(rewriteModeName(m)));
+    rewriteGroup->addAction(a);
+    connect(a, &QAction::triggered, this, [this, m] { controller_.compileOptions().rewrite.mode = m; });
+    // Options set after construction (the --rewrite command-line option) show when the menu opens.
+    connect(rewrites, &QMenu::aboutToShow, a, [this, a, m] { a->setChecked(controller_.compileOptions().rewrite.mode == m); });
+  }
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   GraphView* gv = egraph_->graphView();

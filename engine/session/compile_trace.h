@@ -14,6 +14,7 @@
 #include "engine/plan/kernel_entry.h"
 #include "engine/plan/matmul_matcher.h"
 #include "engine/plan/run_record.h"
+#include "engine/rewrite/runner.h"
 #include "engine/tune/tune_search.h"
 
 namespace ks {
@@ -32,8 +33,22 @@ struct StageTime {
   double ms = 0;
 };
 
+// What the rewrite stage did: the saturation (rounds, rules, steps, stop reason) and the term it
+// chose for the pipeline.
+struct RewriteTrace {
+  bool ran = false;
+  std::string mode;          // "none", "default", "aggressive"
+  std::vector<std::string> rules;
+  RewriteReport report;
+  bool cached = false;       // the saturated graph came from the saturation cache
+  std::size_t termChanges = 0;  // classes whose structural node is a rewritten form
+  double termNs = 0;         // static cost of the chosen term (tree cost of the outputs)
+  double originalNs = 0;     // the same for the program as built
+};
+
 struct CompileTrace {
   std::vector<GraphSnapshot> snapshots;
+  RewriteTrace rewrite;
   std::vector<StageTime> stageTimes;
   KernelizeResult fusion;                 // the kernelizer run without AOT kernels (what the Fusion view steps)
   std::vector<KernelRecord> kernels;

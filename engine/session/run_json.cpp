@@ -1,4 +1,4 @@
-// run --json: outputs, kernel counts, plan, timings, memory.
+// run --json: outputs, kernel counts, plan, timings, memory, what the rewrites did.
 #include "engine/session/run_json.h"
 
 #include <cmath>
@@ -57,6 +57,15 @@ nlohmann::json runJson(const Session& s, const RunRecord& r) {
                        {"gflops", st.gflops}, {"gbps", st.gbps}});
   j["timings_ms"] = {{"total", r.totalNs / 1e6}, {"compile", t.compileMs}, {"kernels", kernels}};
   j["memory"] = {{"peak_bytes", r.peakBytes}, {"bytes_saved_by_reuse", t.plan.bytesSaved}};
+  if (t.rewrite.ran) {
+    const RewriteReport& rw = t.rewrite.report;
+    j["rewrite"] = {{"mode", t.rewrite.mode},           {"stop", rewriteStopName(rw.stop)},
+                    {"rounds", rw.rounds},              {"nodes_before", rw.nodesBefore},
+                    {"nodes_after", rw.nodesAfter},     {"classes_before", rw.classesBefore},
+                    {"classes_after", rw.classesAfter}, {"merges", rw.steps.size()},
+                    {"term_changes", t.rewrite.termChanges}, {"cached", t.rewrite.cached},
+                    {"term_ns", t.rewrite.termNs},      {"original_ns", t.rewrite.originalNs}};
+  }
   if (r.verified) j["verified"] = r.verifyPassed;
   return j;
 }

@@ -13,7 +13,10 @@
 #include "engine/kernel/lowering.h"
 #include "engine/plan/prepared_plan.h"
 #include "engine/plan/memory_ops.h"
+#include "engine/rewrite/saturation_cache.h"
+#include "engine/rewrite/term.h"
 #include "engine/tune/autotuner.h"
+#include "engine/tune/term_cost.h"
 #include "engine/tune/tuning_cache.h"
 
 namespace ks {
@@ -133,7 +136,7 @@ void Session::runTo(Stage target, const Progress& progress) {
     progress.check(stageName(next));
     progress.report(0, std::string("stage: ") + stageName(next));
     switch (next) {
-      case Stage::Matched: match(); break;
+      case Stage::Matched: match(progress); break;
       case Stage::Kernelized: kernelize(); break;
       case Stage::Tuned: tune(progress); break;
       case Stage::Extracted: extract(); break;
@@ -148,9 +151,72 @@ void Session::runTo(Stage target, const Progress& progress) {
   }
 }
 
+// ---------------------------------------------------------------- rewrite
+RewriteLimits rewriteLimits(TuneLevel level, RewriteMode mode) {
+  RewriteLimits l;
+  switch (level) {
+    case TuneLevel::None: l.iterations = 4, l.nodes = 2000, l.seconds = 0.2; break;
+    case TuneLevel::Quick: l.iterations = 8, l.nodes = 10000, l.seconds = 0.5; break;
+    case TuneLevel::Full: l.iterations = 16, l.nodes = 40000, l.seconds = 2.0; break;
+  }
+  if (mode == RewriteMode::Aggressive) l.iterations *= 2, l.nodes *= 2, l.seconds *= 2, l.matchLimit *= 2;
+  return l;
+}
+
+namespace {
+// Static cost of the term the structural nodes form, each shared class once.
+double termCost(const Graph& g, const std::vector<ClassId>& outputs, const DeviceRates& rates) {
+  double ns = 0;
+  for (ClassId c : g.topoOrder(outputs)) ns += termNodeNs(g, g.eclass(c).nodes.front(), rates);
+  return ns;
+}
+}  // namespace
+
+// Saturates the program's e-graph and makes the cheapest term by the static cost model the
+// structural nodes, which every later stage compiles. The builder's ids stay valid (find); the
+// un-rewritten graph is kept for the oracle.
+void Session::rewrite(const Progress& progress) {
+  std::vector<Rule> rules = selectRules(options_.rewrite);
+  RewriteTrace& t = trace_.rewrite;
+  t.mode = rewriteModeName(options_.rewrite.mode);
+  if (rules.empty()) return;
+  for (const Rule& r : rules) t.rules.push_back(r.name);
+  original_ = std::make_unique<Graph>(program_.graph);
+  uint64_t key = program_.cacheKey();
+  for (const LeafInfo& l : program_.graph.leaves())
+    for (char ch : l.name) key = (key ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  const SaturationKey skey{key, ruleSetKey(rules), rewriteLimits(options_.tune, options_.rewrite.mode)};
+  if (auto hit = findSaturated(skey)) {
+    program_.graph = hit->graph;
+    t.report = hit->report;
+    t.cached = true;
+  } else {
+    t.report = saturate(program_.graph, rules, skey.limits, progress);
+    keepSaturated(skey, std::make_shared<Saturated>(Saturated{program_.graph, t.report}));
+  }
+  t.ran = true;
+  DeviceRates rates = deviceRates(DeviceLimits{}, 0, 0);
+  for (const DeviceInfo& d : devices_)
+    if (d.compiles()) {
+      rates = deviceRates(d);
+      break;
+    }
+  Graph& g = program_.graph;
+  const auto outputs = program_.resultClasses();
+  t.originalNs = termCost(g, outputs, rates);
+  const TermChoice choice = chooseTerm(g, [&rates](const Graph& gr, NodeId n) { return termNodeNs(gr, n, rates); });
+  std::vector<std::pair<ClassId, NodeId>> changes;
+  for (ClassId c : g.canonicalClasses())
+    if (choice.node[c.v].valid() && choice.node[c.v] != g.eclass(c).nodes.front()) changes.push_back({c, choice.node[c.v]});
+  g.chooseStructural(changes);
+  t.termChanges = changes.size();
+  t.termNs = termCost(g, outputs, rates);
+}
+
 // ---------------------------------------------------------------- match
-void Session::match() {
+void Session::match(const Progress& progress) {
   if (hostOnly(devices_)) return;
+  rewrite(progress);
   preAotGraph_ = std::make_unique<Graph>(program_.graph);
   uint32_t blas = UINT32_MAX;
   for (std::size_t i = 0; i < devices_.size(); ++i)
@@ -258,7 +324,8 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     // Parameters and constants of a prepared plan are its own (boundLeaves left them out).
     for (std::size_t i = 0; prepared_ && i < leaves.size(); ++i)
       if (program_.graph.leaf(static_cast<uint32_t>(i)).kind != LeafKind::Input) leaves[i] = prepared_->leaf(static_cast<uint32_t>(i));
-    reference = HostExecutor::run(program_.graph, results, leaves);
+    // The oracle runs the program as built, not the term the rewrites chose.
+    reference = HostExecutor::run(original_ ? *original_ : program_.graph, results, leaves);
     rec.verified = true;
   }
   const std::size_t nOut = program_.outputs.size();
@@ -267,7 +334,9 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     OutputValue o = describeOutput(name, values[i]);
     if (verify) {
       o.verified = true;
-      o.mismatch = compareWithTolerance(values[i], reference[i], reductionTerms(program_.graph, results[i]));
+      // A rewritten term may sum in another order than the program as built: the larger count bounds both.
+      const int64_t terms = std::max(reductionTerms(program_.graph, results[i]), original_ ? reductionTerms(*original_, results[i]) : 1);
+      o.mismatch = compareWithTolerance(values[i], reference[i], terms);
       o.maxAbsError = maxAbsDifference(values[i], reference[i]);
       rec.verifyPassed = rec.verifyPassed && o.mismatch.empty();
     }

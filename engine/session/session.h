@@ -11,6 +11,7 @@
 #include "engine/devices/device_info.h"
 #include "engine/kernel/schedule.h"
 #include "engine/program/program.h"
+#include "engine/rewrite/rule_set.h"
 #include "engine/session/compile_trace.h"
 
 namespace ks {
@@ -26,7 +27,13 @@ struct SessionOptions {
   double budgetSeconds = 0;        // max wall time per kernel and device (0: the level's default)
   std::string cache;               // tuning cache: "" default file, "none" in memory, or a path
   uint64_t seed = 0;               // random inputs
+  // Rewrite rules run before AOT matching (mode, and rules or families switched off or on). The
+  // engine's default is none, so a library caller opts in; the CLI and the GUI default to default.
+  RuleSelection rewrite{RewriteMode::None, {}, {}};
 };
+
+// Saturation limits of a tune level (docs/cli.md lists them); aggressive doubles each.
+RewriteLimits rewriteLimits(TuneLevel level, RewriteMode mode);
 
 class Session {
  public:
@@ -74,7 +81,8 @@ class Session {
 
  private:
   Session();
-  void match();
+  void match(const Progress& progress);
+  void rewrite(const Progress& progress);
   void kernelize();
   void addKernels(const std::vector<FusedKernel>& kernels, int pass);
   void tune(const Progress& progress);
@@ -101,6 +109,7 @@ class Session {
   std::unique_ptr<PreparedPlan> prepared_;  // trace_.plan made ready; reset when the plan changes
   std::vector<std::pair<std::size_t, HostTensor>> paramValues_;  // setParam's values by param index
   int steps_ = 0;
+  std::unique_ptr<Graph> original_;     // the graph before rewriting: what the oracle runs
 };
 
 }  // namespace ks

@@ -17,7 +17,9 @@
 namespace ks {
 
 namespace {
-constexpr int kVersion = 1;
+// 2: the e-graph may hold merged classes (graph JSON version 2) and the trace has "rewrite".
+// Version 1 files load as they are (no rewrite ran).
+constexpr int kVersion = 2;
 using json = nlohmann::json;
 
 template <class T>
@@ -143,6 +145,22 @@ void fields(Is<RunRecord> auto& r, auto&& f) {  // and the lists "steps" and "ou
   f("devices", r.devices), f("total_ns", r.totalNs), f("peak_bytes", r.peakBytes), f("verified", r.verified);
   f("verify_passed", r.verifyPassed);
 }
+void fields(Is<RuleRound> auto& r, auto&& f) {
+  f("rule", r.rule), f("round", r.round), f("matches", r.matches), f("merges", r.merges), f("nodes_added", r.nodesAdded);
+  f("ms", r.ms), f("banned", r.banned);
+}
+void fields(Is<RewriteStep> auto& s, auto&& f) {
+  f("rule", s.rule), f("round", s.round), f("root", s.root), f("added", s.added), f("first_node", s.firstNode);
+  f("end_node", s.endNode);
+}
+void fields(Is<RewriteReport> auto& r, auto&& f) {  // and "stop", "rules", "steps"
+  f("stop_detail", r.stopDetail), f("rounds", r.rounds), f("nodes_before", r.nodesBefore), f("nodes_after", r.nodesAfter);
+  f("classes_before", r.classesBefore), f("classes_after", r.classesAfter), f("ms", r.ms);
+}
+void fields(Is<RewriteTrace> auto& t, auto&& f) {  // and "report"
+  f("ran", t.ran), f("mode", t.mode), f("rules", t.rules), f("cached", t.cached), f("term_changes", t.termChanges);
+  f("term_ns", t.termNs), f("original_ns", t.originalNs);
+}
 // One member to JSON and back; ids are stored as their numbers, a GemmSpec as a record.
 json field(const auto& v) { return v; }
 json field(ClassId c) { return c.v; }
@@ -177,6 +195,48 @@ T recordFrom(const json& j) {
 }
 json field(const GemmSpec& s) { return recordJson(s); }
 void read(const json& j, GemmSpec& s) { s = recordFrom<GemmSpec>(j); }
+
+json rewriteJson(const RewriteTrace& t) {
+  json j = recordJson(t);
+  json r = recordJson(t.report);
+  r["stop"] = rewriteStopName(t.report.stop);
+  r["rules"] = json::array();
+  for (const RuleRound& x : t.report.rules) r["rules"].push_back(recordJson(x));
+  r["steps"] = json::array();
+  for (const RewriteStep& x : t.report.steps) r["steps"].push_back(recordJson(x));
+  j["report"] = r;
+  return j;
+}
+RewriteTrace rewriteFrom(const json& j) {
+  RewriteTrace t = recordFrom<RewriteTrace>(j);
+  JsonPath at("report");
+  const json& r = j.at("report");
+  t.report = recordFrom<RewriteReport>(r);
+  const std::string stop = jsonGet<std::string>(r, "stop");
+  bool known = false;
+  for (RewriteStop s : {RewriteStop::Saturated, RewriteStop::IterationLimit, RewriteStop::NodeLimit, RewriteStop::TimeLimit,
+                        RewriteStop::Cancelled})
+    if (stop == rewriteStopName(s)) t.report.stop = s, known = true;
+  if (!known) {
+    JsonPath st("stop");
+    throw Error(ErrorCode::Parse, "unknown rewrite stop reason '" + stop + "'");
+  }
+  jsonEach(r, "rules", [&](const json& x) { t.report.rules.push_back(recordFrom<RuleRound>(x)); });
+  jsonEach(r, "steps", [&](const json& x) { t.report.steps.push_back(recordFrom<RewriteStep>(x)); });
+  return t;
+}
+// Version 1 files have no rewrite options: nothing was rewritten.
+void readRewriteOptions(const json& o, RuleSelection& sel) {
+  const std::string mode = jsonGet<std::string>(o, "rewrite", "none");
+  const auto m = parseRewriteMode(mode);
+  if (!m) {
+    JsonPath at("rewrite");
+    throw Error(ErrorCode::Parse, "expected \"none\", \"default\" or \"aggressive\", found \"" + mode + "\"");
+  }
+  sel.mode = *m;
+  sel.off = jsonGet<std::vector<std::string>>(o, "rewrite_off", {});
+  sel.on = jsonGet<std::vector<std::string>>(o, "rewrite_on", {});
+}
 
 json tensorJson(const HostTensor& t) {
   std::vector<double> v;
@@ -229,7 +289,9 @@ std::string Session::toJson() const {
   for (auto& o : program_.outputs) p["outputs"].push_back({{"name", o.name}, {"class", o.cls.v}});
   j["program"] = p;
   j["graph"] = json::parse(program_.graph.toJson());
-  j["options"] = {{"devices", options_.devices}, {"tune", static_cast<int>(options_.tune)}, {"seed", options_.seed}};
+  j["options"] = {{"devices", options_.devices}, {"tune", static_cast<int>(options_.tune)}, {"seed", options_.seed},
+                  {"rewrite", rewriteModeName(options_.rewrite.mode)}, {"rewrite_off", options_.rewrite.off},
+                  {"rewrite_on", options_.rewrite.on}};
   j["devices"] = devices_;
   j["pools"] = poolOf_;
   j["stage"] = static_cast<int>(stage_);
@@ -284,6 +346,7 @@ std::string Session::toJson() const {
     for (auto& [c, b] : pl.outputs) pj["outputs"].push_back({c.v, b});
     tj["plan"] = pj;
   }
+  tj["rewrite"] = rewriteJson(t.rewrite);
   tj["tune_level"] = t.tuneLevel;
   tj["compile_ms"] = t.compileMs;
   tj["warnings"] = t.warnings;
@@ -410,6 +473,10 @@ void readTrace(const json& j, CompileTrace& t) {
     JsonPath p("plan");
     readPlan(tj["plan"], t.plan);
   }
+  if (tj.contains("rewrite")) {
+    JsonPath r("rewrite");
+    t.rewrite = rewriteFrom(tj["rewrite"]);
+  }
   t.tuneLevel = jsonGet<std::string>(tj, "tune_level", "");
   t.compileMs = jsonGet<double>(tj, "compile_ms", 0.0);
   t.warnings = jsonGet<std::vector<std::string>>(tj, "warnings", {});
@@ -438,8 +505,9 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
     if (!j.is_object() || j.value("format", "") != "kernelscope-session")
       throw Error(ErrorCode::Parse, "not a Kernelscope session file (no \"format\": \"kernelscope-session\")");
     const json version = j.value("version", json());
-    if (!version.is_number_integer() || version.get<int64_t>() != kVersion)
-      throw Error(ErrorCode::Parse, "session file version " + version.dump() + " is not supported (expected " + std::to_string(kVersion) + ")");
+    if (!version.is_number_integer() || version.get<int64_t>() < 1 || version.get<int64_t>() > kVersion)
+      throw Error(ErrorCode::Parse,
+                  "session file version " + version.dump() + " is not supported (expected 1 to " + std::to_string(kVersion) + ")");
     readProgram(j, s.program_);
     {
       JsonPath g("graph");
@@ -451,6 +519,7 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
       s.options_.devices = jsonGet<std::string>(o, "devices", "all");
       s.options_.tune = static_cast<TuneLevel>(jsonGet<uint8_t>(o, "tune", 1));
       s.options_.seed = jsonGet<uint64_t>(o, "seed", 0);
+      readRewriteOptions(o, s.options_.rewrite);
     }
     s.devices_ = jsonGet<std::vector<DeviceInfo>>(j, "devices");
     s.poolOf_ = jsonGet<std::vector<uint32_t>>(j, "pools");

@@ -44,6 +44,10 @@ expect 2 "--budget-count -3" -- "$cli" run "$sm" --devices host --budget-count -
 expect 2 "--seed abc" -- "$cli" run "$sm" --devices host --seed abc
 expect 2 "--seed -1" -- "$cli" run "$sm" --devices host --seed -1
 expect 2 "--input without =" -- "$cli" run "$sm" --devices host --input x
+expect 2 "--rewrite other" -- "$cli" run "$sm" --devices host --rewrite fast
+expect 2 "--rewrite-off unknown rule" -- "$cli" run "$sm" --devices host --rewrite-off no-such-rule
+grep -q "no-such-rule" "$tmp/err" || { echo "FAIL: an unknown rule is not named"; fail=1; }
+expect 2 "--rewrite-off with an empty name" -- "$cli" run "$sm" --devices host --rewrite-off algebra,
 expect 2 "bench --repeat 0" -- "$cli" bench "$sm" --repeat 0
 expect 2 "run --steps 0" -- "$cli" run "$sm" --devices host --steps 0
 expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
@@ -113,6 +117,25 @@ assert d["verified"] is True, "verify failed"
 assert d["fused_kernels"] > 0 and d["launches"] > 0
 print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kernels"], d["launches"]))
 PY
+  # Rewrites: (A @ B) @ v with a transposed pair and a x*1, the report in run --json, verified
+  # against the program as built.
+  printf 'input a: f32[24, 16]\ninput b: f32[16, 24]\ninput v: f32[24, 3]\ny = (a @ b) @ (v * 1.0)\noutput y\n' > "$tmp/chain.ks"
+  expect 0 "run with rewrites, --verify" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --verify --json --rewrite-off matmul-transpose
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verified"] is True, "verify failed after rewriting"
+r = d["rewrite"]
+for k in ["mode", "stop", "rounds", "nodes_before", "nodes_after", "classes_before", "classes_after", "merges",
+          "term_changes", "cached", "term_ns", "original_ns"]:
+    assert k in r, f"rewrite lacks '{k}'"
+assert r["mode"] == "default" and r["stop"] in ("saturated", "iteration limit", "node limit", "time limit"), r
+assert r["merges"] > 0 and r["term_changes"] > 0 and r["term_ns"] < r["original_ns"], r
+print("ok: rewrite report: %s after %d rounds, %d merges, term cost %.0f vs %.0f ns" %
+      (r["stop"], r["rounds"], r["merges"], r["term_ns"], r["original_ns"]))
+PY
+  expect 0 "run with --rewrite none" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite none
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rewrite' not in d; print('ok: no rewrite report with --rewrite none')" "$tmp/out" || fail=1
   expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
   grep -q 'subgraph cluster_0 {' "$tmp/f.dot" && grep -q 'label="K[0-9]* ' "$tmp/f.dot" ||
     { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }
