@@ -71,10 +71,13 @@ std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c) {
   const ClassId prodC = red.in[0];
   const Shape& ps = g.shape(prodC);
   const int r = static_cast<int>(ps.size());
-  if (r < 3 || red.attr.size() != 1 || red.attr[0] < r - 3) return std::nullopt;
+  // A weight's gradient over a batch sums the batch axes too: every axis before the last two.
+  bool sumsBatch = r > 3 && red.attr.size() == static_cast<std::size_t>(r - 2);
+  for (std::size_t i = 0; sumsBatch && i < red.attr.size(); ++i) sumsBatch = red.attr[i] == static_cast<int64_t>(i);
+  if (r < 3 || (!sumsBatch && (red.attr.size() != 1 || red.attr[0] < r - 3))) return std::nullopt;
   const Node& mul = g.structural(prodC);
   if (mul.kind != NodeKind::Binary || mul.binaryOp() != BinaryOp::Mul) return std::nullopt;
-  const int sum = static_cast<int>(red.attr[0]);
+  const int sum = sumsBatch ? r - 3 : static_cast<int>(red.attr[0]);
   int kept[2], k = 0;
   for (int axis = r - 3; axis < r; ++axis)
     if (axis != sum) kept[k++] = axis;
@@ -101,6 +104,14 @@ std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c) {
     s.transB = (q < sum) != b->swapped;
     s.strideA = a->batchElems;
     s.strideB = b->batchElems;
+    if (sumsBatch) {
+      // Both factors stored [batch..., k, m] and [batch..., k, n], contiguous: one GEMM whose k runs
+      // over the batch as well (x^T @ g of the flattened rows).
+      if (!a->batchElems || !b->batchElems || a->swapped || b->swapped) continue;
+      for (int i = 0; i < r - 3; ++i) s.k *= ps[i];
+      s.batch = 1;
+      s.strideA = s.strideB = 0;
+    }
     return mm;
   }
   return std::nullopt;

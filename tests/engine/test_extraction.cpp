@@ -220,6 +220,28 @@ class TestExtraction : public QObject {
     QVERIFY2(found == 2, b.graph().dump().c_str());
   }
 
+  // A weight shared by a batch: its gradient sums the batch axis and the rows, one GEMM over the
+  // flattened rows (k = batch x rows).
+  void matcherFindsBatchSummedWeightGradients() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {2, 3, 5}), w = b.input("w", DType::F32, {5, 4});
+    Value y = op::matmul(x, w);
+    const Value gw = op::grad(op::sum(op::mul(y, y), {}), {w})[0];
+    int found = 0;
+    for (const MatmulMatch& m : findMatmuls(b.graph(), {gw.id()})) {
+      if (m.spec.k != 6) continue;
+      // The builder multiplies by w permuted to [4, 5]: g^T (g stored [6, 4]) @ x (stored [6, 5]).
+      QCOMPARE(m.spec.batch, int64_t(1));
+      QCOMPARE(m.spec.m, int64_t(4));
+      QCOMPARE(m.spec.n, int64_t(5));
+      QVERIFY(m.spec.transA);
+      QVERIFY(!m.spec.transB);
+      QCOMPARE(m.spec.strideA, int64_t(0));
+      ++found;
+    }
+    QVERIFY2(found == 1, b.graph().dump().c_str());
+  }
+
   void matcherIgnoresOtherReductions() {
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {3, 5});
