@@ -14,14 +14,11 @@
 namespace ks::cli {
 
 namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 struct PlanResult {
   std::string devices;
-  double totalNs = 0;
+  double totalNs = 0;  // steady-state median wall
+  double coldNs = 0, kernelNs = 0, copyNs = 0;
+  int runs = 0;
   std::vector<std::pair<std::string, double>> steps;  // label@device, median ns
   bool verified = true;
 };
@@ -37,7 +34,7 @@ std::string cellText(const ComparisonCell& c) {
 struct BenchFlags {
   std::vector<std::string> devices;
   std::string baseline;
-  int repeat = 5;
+  int repeat = 20;
   bool json = false, csv = false, compare = false;
 };
 
@@ -151,19 +148,16 @@ int cmdBench(int argc, char** argv) {
     Session s(loadProgram(args.positional()[0]), o);
     PlanResult pr;
     pr.devices = spec;
-    std::vector<double> totals;
-    std::vector<std::vector<double>> steps;
-    for (int r = 0; r < repeat; ++r) {
-      const RunRecord& rec = s.run({}, r == 0);
-      if (r == 0) pr.verified = rec.verifyPassed;
-      totals.push_back(rec.totalNs);
-      steps.resize(rec.steps.size());
-      for (std::size_t i = 0; i < rec.steps.size(); ++i) steps[i].push_back(rec.steps[i].ns);
-      if (r == 0)
-        for (const StepTiming& st : rec.steps) pr.steps.push_back({st.label + " @" + st.device, 0});
-    }
-    pr.totalNs = median(totals);
-    for (std::size_t i = 0; i < pr.steps.size(); ++i) pr.steps[i].second = median(steps[i]);
+    // The cold run is verified; the steady state is 3 warm-ups, then the medians of `repeat` runs.
+    const RunRecord& cold = s.run({}, true);
+    pr.verified = cold.verifyPassed;
+    pr.coldNs = cold.totalNs;
+    const SteadyState st = s.repeatRuns(3, repeat, 30.0);
+    pr.totalNs = st.totalNs;
+    pr.kernelNs = st.kernelNs;
+    pr.copyNs = st.copyNs;
+    pr.runs = st.runs;
+    for (const StepTiming& t : st.steps) pr.steps.push_back({t.label + " @" + t.device, t.ns});
     results.push_back(std::move(pr));
   }
   const double best = std::min_element(results.begin(), results.end(), [](auto& a, auto& b) { return a.totalNs < b.totalNs; })->totalNs;
@@ -172,19 +166,22 @@ int cmdBench(int argc, char** argv) {
     j["program"] = args.positional()[0];
     j["repeat"] = repeat;
     for (const PlanResult& r : results) {
-      nlohmann::json pj = {{"devices", r.devices}, {"total_ms", r.totalNs / 1e6}, {"ratio_to_best", r.totalNs / best},
-                           {"verified", r.verified}};
+      nlohmann::json pj = {{"devices", r.devices},          {"total_ms", r.totalNs / 1e6},  {"ratio_to_best", r.totalNs / best},
+                           {"verified", r.verified},        {"cold_ms", r.coldNs / 1e6},    {"kernels_ms", r.kernelNs / 1e6},
+                           {"copies_ms", r.copyNs / 1e6},   {"runs", r.runs},               {"warmups", 3}};
       for (auto& [label, ns] : r.steps) pj["steps"].push_back({{"step", label}, {"ms", ns / 1e6}});
       j["plans"].push_back(pj);
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%-40s %14s %10s %s\n", "plan (devices)", "median total", "vs best", "verified");
+    std::printf("%-40s %14s %10s %12s %12s %12s %s\n", "plan (devices)", "steady wall", "vs best", "kernels", "copies",
+                "cold wall", "verified");
     for (const PlanResult& r : results)
-      std::printf("%-40s %14s %9.2fx %s\n", r.devices.c_str(), formatNs(r.totalNs).c_str(), r.totalNs / best,
+      std::printf("%-40s %14s %9.2fx %12s %12s %12s %s\n", r.devices.c_str(), formatNs(r.totalNs).c_str(), r.totalNs / best,
+                  formatNs(r.kernelNs).c_str(), formatNs(r.copyNs).c_str(), formatNs(r.coldNs).c_str(),
                   r.verified ? "ok" : "MISMATCH");
     for (const PlanResult& r : results) {
-      std::printf("\n%s (median of %d):\n", r.devices.c_str(), repeat);
+      std::printf("\n%s (medians of %d runs after 3 warm-ups):\n", r.devices.c_str(), r.runs);
       for (auto& [label, ns] : r.steps) std::printf("  %-60s %12s\n", label.c_str(), formatNs(ns).c_str());
     }
   }

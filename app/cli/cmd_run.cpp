@@ -45,7 +45,7 @@ int cmdRun(int argc, char** argv) {
   std::vector<std::string> inputSpecs;
   std::string saveOutputs, sessionPath;
   bool verify = false, json = false;
-  int steps = 1;
+  int steps = 1, repeat = 20, warmup = 3;
   args.repeatable("--input", inputSpecs, "NAME=FILE (.npy or ONNX TensorProto .pb)");
   args.app().add_flag("--verify", verify, "compare every output with the host reference");
   args.app().add_option("--save-outputs", saveOutputs, "write every output as DIR/NAME.npy");
@@ -54,6 +54,9 @@ int cmdRun(int argc, char** argv) {
   args.app()
       .add_option("--steps", steps, "run the program N times in one session; params updated with '<-' carry over")
       ->check(atLeast(1));
+  args.app().add_option("--repeat", repeat, "steady-state runs after the cold one (medians; 0: only the cold run)")
+      ->check(atLeast(0));
+  args.app().add_option("--warmup", warmup, "untimed runs before the steady-state ones")->check(atLeast(0));
   args.positionals("FILE", "a .ks program or an .onnx model");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
@@ -75,6 +78,9 @@ int cmdRun(int argc, char** argv) {
     if (!json && steps > 1) std::printf("step %d:%s\n", k + 1, scalarSummary(step).c_str());
   }
   const RunRecord& r = session.runs().back();
+  // The steady state (params as the last step left them) stops early after 10 s of timed runs (the JSON
+  // says how many ran).
+  const SteadyState steady = repeat > 0 ? session.repeatRuns(warmup, repeat, 10.0, progress) : SteadyState{};
   if (tty) std::fprintf(stderr, "\r\033[K");
   for (const std::string& w : session.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 
@@ -85,7 +91,7 @@ int cmdRun(int argc, char** argv) {
   if (!sessionPath.empty()) session.save(sessionPath);
 
   if (json) {
-    nlohmann::json j = runJson(session, r);
+    nlohmann::json j = runJson(session, r, steady);
     j["step_outputs"] = std::move(stepOutputs);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -105,7 +111,16 @@ int cmdRun(int argc, char** argv) {
                     o.maxAbsError);
     }
     const TimingGap gap = timingGap(session.graph(), t.plan, r, t.tuneLevel != "none");
-    std::printf("\n%s", timingTable(r, &gap).c_str());
+    std::printf("\ncold run (allocations, every upload):\n%s", timingTable(r, &gap).c_str());
+    if (steady.runs > 0) {
+      RunRecord s;
+      s.steps = steady.steps;
+      s.totalNs = steady.totalNs;
+      s.peakBytes = r.peakBytes;
+      std::printf("\nsteady state (medians of %d runs after %d warm-ups; device time: kernels %s, copies %s):\n%s",
+                  steady.runs, steady.warmups, formatNs(steady.kernelNs).c_str(), formatNs(steady.copyNs).c_str(),
+                  timingTable(s).c_str());
+    }
   }
   if (!firstMismatch.empty()) {
     std::fprintf(stderr, "error: %s: %s differs from the host reference\n", args.positional()[0].c_str(), firstMismatch.c_str());

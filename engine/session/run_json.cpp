@@ -28,7 +28,7 @@ nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
   return j;
 }
 
-nlohmann::json runJson(const Session& s, const RunRecord& r) {
+nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& steady) {
   const CompileTrace& t = s.trace();
   nlohmann::json j;
   j["program"] = s.program().name;
@@ -51,11 +51,18 @@ nlohmann::json runJson(const Session& s, const RunRecord& r) {
     plan.push_back(p);
   }
   j["plan"] = plan;
+  // Steady-state times when they were measured, the cold run's otherwise.
+  const bool measured = steady.runs > 0;
   nlohmann::json kernels = nlohmann::json::array();
-  for (const StepTiming& st : r.steps)
+  for (const StepTiming& st : measured ? steady.steps : r.steps)
     kernels.push_back({{"name", st.label}, {"device", st.device}, {"kind", st.kind}, {"ms", st.ns / 1e6},
-                       {"gflops", st.gflops}, {"gbps", st.gbps}});
-  j["timings_ms"] = {{"total", r.totalNs / 1e6}, {"compile", t.compileMs}, {"kernels", kernels}};
+                       {"gflops", st.gflops}, {"gbps", st.gbps}, {"resident", st.resident}});
+  j["timings_ms"] = {{"total", (measured ? steady.totalNs : r.totalNs) / 1e6},
+                     {"compile", t.compileMs},
+                     {"kernels", kernels},
+                     {"cold", {{"wall", r.totalNs / 1e6}, {"device_kernels", r.kernelNs / 1e6}, {"device_copies", r.copyNs / 1e6}}},
+                     {"steady", {{"wall", steady.totalNs / 1e6}, {"device_kernels", steady.kernelNs / 1e6},
+                                 {"device_copies", steady.copyNs / 1e6}, {"runs", steady.runs}, {"warmups", steady.warmups}}}};
   j["memory"] = {{"peak_bytes", r.peakBytes}, {"bytes_saved_by_reuse", t.plan.bytesSaved}};
   if (t.rewrite.ran) {
     const RewriteReport& rw = t.rewrite.report;

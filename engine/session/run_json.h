@@ -6,7 +6,8 @@
 
 namespace ks {
 
-nlohmann::json runJson(const Session& s, const RunRecord& r);
+// `r` is the (cold) run whose outputs are shown; `steady`, when measured, gives the times.
+nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& steady = {});
 nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues = 1000);
 
 }  // namespace ks

@@ -370,6 +370,7 @@ std::vector<HostTensor> Session::paramValues() const {
 
 std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec) {
   if (hostOnly(devices_)) {
+    if (&leaves != &hostLeaves_) hostLeaves_ = leaves;
     const auto t0 = Clock::now();
     std::vector<HostTensor> values = HostExecutor::run(program_.graph, program_.resultClasses(), leaves);
     StepTiming t{"reference executor (node by node)", "host", "host", 0, 0, 0};
@@ -386,6 +387,25 @@ std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, 
     for (const ProgramInput& in : program_.inputs) prepared_->setLeaf(in.leaf, leaves[in.leaf]);
   }
   return prepared_->run(progress, rec);
+}
+
+SteadyState Session::repeatRuns(int warmups, int runs, double maxSeconds, const Progress& progress) {
+  if (runs_.empty() || (!prepared_ && !hostOnly(devices_)))
+    throw Error(ErrorCode::Usage, "repeatRuns needs a run of the session first");
+  std::vector<RunRecord> timed;
+  double spentNs = 0;
+  for (int i = 0; i < warmups + runs; ++i) {
+    progress.check("the steady-state runs");
+    progress.report(static_cast<double>(i) / (warmups + runs), "steady-state run " + std::to_string(i + 1));
+    RunRecord rec;
+    if (prepared_) prepared_->run(progress, rec);
+    else execute(hostLeaves_, progress, rec);
+    if (i < warmups) continue;
+    spentNs += rec.totalNs;
+    timed.push_back(std::move(rec));
+    if (spentNs > maxSeconds * 1e9) break;
+  }
+  return steadyStateOf(timed, warmups);
 }
 
 std::size_t Session::paramIndex(const std::string& name) const {

@@ -10,6 +10,7 @@
 #include "engine/core/progress.h"
 #include "engine/devices/device_info.h"
 #include "engine/kernel/schedule.h"
+#include "engine/plan/steady_state.h"
 #include "engine/program/program.h"
 #include "engine/rewrite/rule_set.h"
 #include "engine/session/compile_trace.h"
@@ -62,6 +63,10 @@ class Session {
   // host check of a step starts from the same params as the step itself.
   const RunRecord& run(const std::vector<std::pair<std::string, HostTensor>>& inputs, bool verify,
                        const Progress& progress = {});
+  // Steady state after a run: `warmups` runs, then up to `runs` timed ones with the same state
+  // (inputs and parameters of the last run; outputs discarded), stopping early once the timed
+  // runs took `maxSeconds`. Needs a run first (ks::Error Usage otherwise).
+  SteadyState repeatRuns(int warmups, int runs, double maxSeconds, const Progress& progress = {});
   // Replaces a parameter's values (same dtype and shape) for the following runs; a prepared plan
   // uploads it once more and keeps it resident again. Throws ks::Error naming an unknown parameter.
   void setParam(const std::string& name, HostTensor value);
@@ -110,6 +115,7 @@ class Session {
   std::vector<std::pair<std::size_t, HostTensor>> paramValues_;  // setParam's values by param index
   int steps_ = 0;
   std::unique_ptr<Graph> original_;     // the graph before rewriting: what the oracle runs
+  std::vector<HostTensor> hostLeaves_;  // a host-only session's last leaves (repeatRuns reruns them)
 };
 
 }  // namespace ks

@@ -93,6 +93,13 @@ rows = [sum(o["values"][i*5:(i+1)*5]) for i in range(3)]
 assert all(abs(r - 1) < 1e-5 for r in rows), rows  # softmax rows sum to one
 assert "total" in d["timings_ms"] and "kernels" in d["timings_ms"]
 assert "peak_bytes" in d["memory"]
+tm = d["timings_ms"]
+for part in ["cold", "steady"]:
+    for k in ["wall", "device_kernels", "device_copies"]:
+        assert k in tm[part], f"timings_ms.{part} lacks '{k}'"
+assert tm["steady"]["runs"] >= 1 and tm["steady"]["warmups"] == 3, tm["steady"]
+assert tm["total"] == tm["steady"]["wall"]
+assert all("resident" in k for k in tm["kernels"])
 print("ok: run --json keys and values")
 PY
 # A training step: `<-` updates carry over between --steps; step_outputs has one list per step.
@@ -108,6 +115,15 @@ assert losses == [32.0, 8.0, 2.0], losses  # w = 4, 2, 1: each step halves w
 assert d["outputs"][0]["values"][0] == 2.0 and d["verified"] is True
 print("ok: run --steps carries params, step_outputs per step")
 PY
+expect 0 "run --repeat 0 --json on host" -- "$cli" run "$tmp/p.ks" --devices host --json --repeat 0
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+tm = json.load(open(sys.argv[1]))["timings_ms"]
+assert tm["steady"]["runs"] == 0 and tm["total"] == tm["cold"]["wall"], tm
+print("ok: run --repeat 0 reports the cold run")
+PY
+expect 2 "run --repeat -1" -- "$cli" run "$sm" --devices host --repeat -1
+expect 2 "run --warmup x" -- "$cli" run "$sm" --devices host --warmup x
 if "$cli" devices | grep -q '^opencl:0:0'; then
   expect 0 "run on PoCL + openblas with --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json
   python3 - "$tmp/out" <<'PY' || fail=1
@@ -115,6 +131,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verified"] is True, "verify failed"
 assert d["fused_kernels"] > 0 and d["launches"] > 0
+tm = d["timings_ms"]
+# Parameters stay on PoCL after the cold run: steady-state uploads are marked resident.
+assert tm["steady"]["runs"] >= 1 and any(k["resident"] for k in tm["kernels"]), tm["kernels"]
 print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kernels"], d["launches"]))
 PY
   # Rewrites: (A @ B) @ v with a transposed pair and a x*1, the report in run --json, verified
@@ -136,6 +155,15 @@ print("ok: rewrite report: %s after %d rounds, %d merges, term cost %.0f vs %.0f
 PY
   expect 0 "run with --rewrite none" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite none
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rewrite' not in d; print('ok: no rewrite report with --rewrite none')" "$tmp/out" || fail=1
+  expect 0 "bench --json" -- "$cli" bench "$src/samples/softmax.ks" --devices opencl:0:0 --tune none --cache none --repeat 3 --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+for k in ["devices", "total_ms", "ratio_to_best", "verified", "cold_ms", "kernels_ms", "copies_ms", "runs", "warmups", "steps"]:
+    assert k in p, f"bench plan lacks '{k}'"
+assert p["verified"] is True and p["runs"] == 3 and p["warmups"] == 3
+print("ok: bench --json cold and steady keys")
+PY
   expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
   grep -q 'subgraph cluster_0 {' "$tmp/f.dot" && grep -q 'label="K[0-9]* ' "$tmp/f.dot" ||
     { echo "FAIL: fusion DOT has no kernel clusters"; fail=1; }

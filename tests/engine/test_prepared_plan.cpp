@@ -95,6 +95,25 @@ class TestPreparedPlan : public QObject {
     QVERIFY(r3.totalNs > 0 && r3.kernelNs > 0);
   }
 
+  // Steady state: the medians of the timed runs, parameters resident in every one of them.
+  void steadyStateAfterTheColdRun() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session s = pocl("opencl:0:0");
+    QVERIFY_THROWS_EXCEPTION(Error, s.repeatRuns(1, 1, 10.0));  // no run yet
+    const RunRecord cold = s.run({{"x", randomInput(3)}}, false);
+    const SteadyState st = s.repeatRuns(2, 5, 60.0);
+    QCOMPARE(st.runs, 5);
+    QCOMPARE(st.warmups, 2);
+    QCOMPARE(st.steps.size(), cold.steps.size());
+    QVERIFY(st.totalNs > 0 && st.kernelNs > 0);
+    int resident = 0;
+    for (const StepTiming& t : st.steps) resident += t.resident;
+    QCOMPARE(resident, paramUploads(s));
+    QCOMPARE(s.runs().size(), std::size_t(1));  // repeated runs keep no outputs
+    const SteadyState capped = s.repeatRuns(0, 1000, 0.0);  // stops after the first timed run
+    QCOMPARE(capped.runs, 1);
+  }
+
   void changedParameterIsUploadedAgain() {
     if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     Session s = pocl("opencl:0:0");
