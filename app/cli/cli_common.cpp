@@ -28,6 +28,18 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
       ->check(atLeast(0));
   app.add_option("--budget-seconds", f.budgetSeconds, "seconds per kernel and device (0: the level's)")
       ->check(finiteAtLeast(0));
+  app.add_option("--verify-budget", f.verifyBudget,
+                 "element operations the host check may take; past it a sample of the outputs is checked")
+      ->check(finiteAtLeast(0));
+  app.add_option("--verify-samples", f.verifySamples, "elements per output checked when sampling")->check(atLeast(1));
+}
+
+std::string verificationText(const RunRecord& r) {
+  if (!r.verifyPassed) return "MISMATCH";
+  if (r.verifyMode == VerifyMode::Skipped) return "not verified (budget)";
+  if (r.verifyMode == VerifyMode::Sampled)
+    return "ok (sampled, " + std::to_string(r.verifyChecked) + " of " + std::to_string(r.verifyTotal) + " elements)";
+  return "ok";
 }
 
 SessionOptions sessionOptions(const SessionFlags& f) {
@@ -58,6 +70,8 @@ SessionOptions sessionOptions(const SessionFlags& f) {
     if (e.code() == ErrorCode::Usage) throw UsageError{e.message()};
     throw;
   }
+  o.verify.hostWork = f.verifyBudget;
+  o.verify.samples = f.verifySamples;
   // A device list that names no usable selection is a usage error (exit 2), caught before any work.
   try {
     selectDevices(o.devices, o.devices == "host" ? std::vector<DeviceInfo>{hostDeviceInfo()} : discoverDevices());

@@ -18,6 +18,8 @@ struct SessionFlags {
   uint64_t seed = 0;
   int budgetCount = 0;
   double budgetSeconds = 0;
+  double verifyBudget = VerifyBudget{}.hostWork;
+  int64_t verifySamples = VerifyBudget{}.samples;
 };
 // Registers those flags (the budgets only when `budgets`; --devices unless the command registered
 // its own), each with its validator.
@@ -29,6 +31,9 @@ std::vector<std::pair<std::string, HostTensor>> inputsFrom(const std::vector<std
 // "1.5, -2, 3, ... (1024 values)"
 std::string previewValues(const HostTensor& t, int count = 8);
 std::string formatNs(double ns);  // "1.23 ms"
+// A verified run's host check in words: "ok", "ok (sampled, 256 of 16777216 elements)",
+// "not verified (budget)" or "MISMATCH".
+std::string verificationText(const RunRecord& r);
 // The per-step timing table of a run, with achieved GFLOP/s and GB/s; with `gap`, each step's predicted time and measured/predicted ratio beside it
 // ("!" past 2x), the totals line and the reasons of the flagged steps.
 std::string timingTable(const RunRecord& r, const TimingGap* gap = nullptr);

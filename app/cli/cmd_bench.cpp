@@ -20,7 +20,9 @@ struct PlanResult {
   double coldNs = 0, kernelNs = 0, copyNs = 0;
   int runs = 0;
   std::vector<std::pair<std::string, double>> steps;  // label@device, median ns
-  bool verified = true;
+  bool verified = true;  // no element the host check compared differs
+  std::string verification;  // verificationText of the cold run
+  nlohmann::json verificationJson;
 };
 std::string cellText(const ComparisonCell& c) {
   if (!c.present) return "-";
@@ -151,6 +153,9 @@ int cmdBench(int argc, char** argv) {
     // The cold run is verified; the steady state is 3 warm-ups, then the medians of `repeat` runs.
     const RunRecord& cold = s.run({}, true);
     pr.verified = cold.verifyPassed;
+    pr.verification = verificationText(cold);
+    pr.verificationJson = {{"mode", verifyModeName(cold.verifyMode)}, {"checked", cold.verifyChecked}, {"total", cold.verifyTotal}};
+    if (!cold.verifyReason.empty()) pr.verificationJson["reason"] = cold.verifyReason;
     pr.coldNs = cold.totalNs;
     const SteadyState st = s.repeatRuns(3, repeat, 30.0);
     pr.totalNs = st.totalNs;
@@ -167,7 +172,7 @@ int cmdBench(int argc, char** argv) {
     j["repeat"] = repeat;
     for (const PlanResult& r : results) {
       nlohmann::json pj = {{"devices", r.devices},          {"total_ms", r.totalNs / 1e6},  {"ratio_to_best", r.totalNs / best},
-                           {"verified", r.verified},        {"cold_ms", r.coldNs / 1e6},    {"kernels_ms", r.kernelNs / 1e6},
+                           {"verified", r.verified && r.verificationJson["mode"] != "skipped"}, {"verification", r.verificationJson}, {"cold_ms", r.coldNs / 1e6},    {"kernels_ms", r.kernelNs / 1e6},
                            {"copies_ms", r.copyNs / 1e6},   {"runs", r.runs},               {"warmups", 3}};
       for (auto& [label, ns] : r.steps) pj["steps"].push_back({{"step", label}, {"ms", ns / 1e6}});
       j["plans"].push_back(pj);
@@ -179,7 +184,7 @@ int cmdBench(int argc, char** argv) {
     for (const PlanResult& r : results)
       std::printf("%-40s %14s %9.2fx %12s %12s %12s %s\n", r.devices.c_str(), formatNs(r.totalNs).c_str(), r.totalNs / best,
                   formatNs(r.kernelNs).c_str(), formatNs(r.copyNs).c_str(), formatNs(r.coldNs).c_str(),
-                  r.verified ? "ok" : "MISMATCH");
+                  r.verification.c_str());
     for (const PlanResult& r : results) {
       std::printf("\n%s (medians of %d runs after 3 warm-ups):\n", r.devices.c_str(), r.runs);
       for (auto& [label, ns] : r.steps) std::printf("  %-60s %12s\n", label.c_str(), formatNs(ns).c_str());

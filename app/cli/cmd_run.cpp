@@ -71,7 +71,7 @@ int cmdRun(int argc, char** argv) {
   std::string firstMismatch;  // the first value that differs from the host: step, output or update
   for (int k = 0; k < steps; ++k) {
     const RunRecord& step = session.run(inputs, verify, progress);
-    if (firstMismatch.empty() && step.verified && !step.verifyPassed) firstMismatch = describeMismatch(step, steps);
+    if (firstMismatch.empty() && step.verifyMismatch()) firstMismatch = describeMismatch(step, steps);
     nlohmann::json list = nlohmann::json::array();
     for (const OutputValue& o : step.outputs) list.push_back(outputJson(o));
     stepOutputs.push_back(std::move(list));
@@ -110,6 +110,8 @@ int cmdRun(int argc, char** argv) {
         std::printf("    verify vs host: %s (max |diff| %.3g)\n", o.mismatch.empty() ? "ok" : ("MISMATCH " + o.mismatch).c_str(),
                     o.maxAbsError);
     }
+    if (r.verified && r.verifyMode != VerifyMode::Full)
+      std::printf("verification: %s: %s\n", verificationText(r).c_str(), r.verifyReason.c_str());
     const TimingGap gap = timingGap(session.graph(), t.plan, r, t.tuneLevel != "none");
     std::printf("\ncold run (allocations, every upload):\n%s", timingTable(r, &gap).c_str());
     if (steady.runs > 0) {

@@ -27,6 +27,11 @@ struct OutputValue {
   std::string mismatch;    // first mismatch against host, empty when equal
 };
 
+// How much of a run the host check covered: every element, a sample of them, or none (the
+// oracle's budget was spent before any element was checked).
+enum class VerifyMode { Full, Sampled, Skipped };
+const char* verifyModeName(VerifyMode m);  // "full", "sampled", "skipped"
+
 struct RunRecord {
   std::vector<std::string> devices;
   std::vector<StepTiming> steps;
@@ -40,8 +45,12 @@ struct RunRecord {
   std::vector<OutputValue> outputs;
   std::vector<OutputValue> updates;  // the new value of each updated param (name = the param's)
   int step = 0;                      // 0-based step of the session's params this run started from
-  bool verified = false;
-  bool verifyPassed = true;
+  bool verified = false;      // a host check ran (see verifyMode for how much it covered)
+  bool verifyPassed = true;   // no compared element differs from the host
+  VerifyMode verifyMode = VerifyMode::Full;
+  int64_t verifyChecked = 0, verifyTotal = 0;  // elements compared, elements of every result
+  std::string verifyReason;                    // why sampled or skipped
+  bool verifyMismatch() const { return verified && !verifyPassed; }
 };
 
 }  // namespace ks

@@ -73,7 +73,11 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
                     {"term_changes", t.rewrite.termChanges}, {"cached", t.rewrite.cached},
                     {"term_ns", t.rewrite.termNs},      {"original_ns", t.rewrite.originalNs}};
   }
-  if (r.verified) j["verified"] = r.verifyPassed;
+  if (r.verified) {
+    j["verified"] = r.verifyPassed && r.verifyMode != VerifyMode::Skipped;
+    j["verification"] = {{"mode", verifyModeName(r.verifyMode)}, {"checked", r.verifyChecked}, {"total", r.verifyTotal}};
+    if (!r.verifyReason.empty()) j["verification"]["reason"] = r.verifyReason;
+  }
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include "engine/program/program.h"
 #include "engine/rewrite/rule_set.h"
 #include "engine/session/compile_trace.h"
+#include "engine/session/host_check.h"
 
 namespace ks {
 
@@ -31,6 +32,7 @@ struct SessionOptions {
   // Rewrite rules run before AOT matching (mode, and rules or families switched off or on). The
   // engine's default is none, so a library caller opts in; the CLI and the GUI default to default.
   RuleSelection rewrite{RewriteMode::None, {}, {}};
+  VerifyBudget verify;             // how much host checking a verified run may cost
 };
 
 // Saturation limits of a tune level (docs/cli.md lists them); aggressive doubles each.

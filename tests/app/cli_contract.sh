@@ -49,6 +49,8 @@ expect 2 "--rewrite-off unknown rule" -- "$cli" run "$sm" --devices host --rewri
 grep -q "no-such-rule" "$tmp/err" || { echo "FAIL: an unknown rule is not named"; fail=1; }
 expect 2 "--rewrite-off with an empty name" -- "$cli" run "$sm" --devices host --rewrite-off algebra,
 expect 2 "bench --repeat 0" -- "$cli" bench "$sm" --repeat 0
+expect 2 "--verify-budget -1" -- "$cli" run "$sm" --devices host --verify-budget -1
+expect 2 "--verify-samples 0" -- "$cli" run "$sm" --devices host --verify-samples 0
 expect 2 "run --steps 0" -- "$cli" run "$sm" --devices host --steps 0
 expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
 expect 2 "selftest --grad-percent 101" -- "$cli" selftest --grad-percent 101
@@ -100,7 +102,16 @@ for part in ["cold", "steady"]:
 assert tm["steady"]["runs"] >= 1 and tm["steady"]["warmups"] == 3, tm["steady"]
 assert tm["total"] == tm["steady"]["wall"]
 assert all("resident" in k for k in tm["kernels"])
+assert d["verification"] == {"mode": "full", "checked": 15, "total": 15}, d["verification"]
 print("ok: run --json keys and values")
+PY
+expect 0 "run --verify sampled" -- "$cli" run "$tmp/p.ks" --devices host --json --verify --verify-budget 0 --verify-samples 4 --repeat 0
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["verification"]
+assert d["verified"] is True and v["mode"] == "sampled" and (v["checked"], v["total"]) == (4, 15), v
+print("ok: run --verify past its budget checks a sample")
 PY
 # A training step: `<-` updates carry over between --steps; step_outputs has one list per step.
 printf 'param w: f32[2] = full(4.0)\nloss = sum(w * w)\ng = grad(loss, [w])\nw <- w - 0.25 * g\noutput loss\n' > "$tmp/t.ks"
@@ -162,7 +173,18 @@ p = json.load(open(sys.argv[1]))["plans"][0]
 for k in ["devices", "total_ms", "ratio_to_best", "verified", "cold_ms", "kernels_ms", "copies_ms", "runs", "warmups", "steps"]:
     assert k in p, f"bench plan lacks '{k}'"
 assert p["verified"] is True and p["runs"] == 3 and p["warmups"] == 3
+assert p["verification"]["mode"] == "full" and p["verification"]["checked"] == p["verification"]["total"], p
 print("ok: bench --json cold and steady keys")
+PY
+  # Past the host check's budget bench compares a sample of the output (softmax.ks: one [4096, 1024]).
+  expect 0 "bench --verify-budget 0 --json" -- "$cli" bench "$sm" --devices opencl:0:0 --tune none --cache none --repeat 1 --verify-budget 0 --verify-samples 33 --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+v = p["verification"]
+assert p["verified"] is True and v["mode"] == "sampled" and v["checked"] == 33 and v["total"] == 4096 * 1024, p
+assert "element operations" in v["reason"], v
+print("ok: bench verifies a sample past its budget")
 PY
   expect 0 "export fusion as dot" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --tune none --cache none --out "$tmp/f.dot"
   grep -q 'subgraph cluster_0 {' "$tmp/f.dot" && grep -q 'label="K[0-9]* ' "$tmp/f.dot" ||

@@ -1,0 +1,206 @@
+// Per-element reference values (see point_evaluator.h).
+#include "engine/session/point_evaluator.h"
+
+#include <limits>
+
+#include "engine/core/error.h"
+
+namespace ks {
+
+namespace {
+constexpr std::size_t kMemoLimit = 1u << 22;  // entries (~100 MB at most)
+constexpr int kMaxDepth = 20000;              // nested nodes of one element (stack use)
+
+std::vector<int64_t> unravelIndex(int64_t flat, const Shape& s) {
+  std::vector<int64_t> c(s.size());
+  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
+    c[i] = s[i] ? flat % s[i] : 0;
+    flat = s[i] ? flat / s[i] : 0;
+  }
+  return c;
+}
+
+int64_t ravelIndex(const std::vector<int64_t>& c, const Shape& s) {
+  int64_t f = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) f = f * s[i] + c[i];
+  return f;
+}
+
+// The reduction's start value in its accumulation dtype (f16 accumulates in f32).
+KVal reduceIdentity(ReduceOp r, DType at) {
+  const double inf = std::numeric_limits<double>::infinity();
+  KVal v;
+  switch (r) {
+    case ReduceOp::Sum: return evalCast(DType::F64, at, KVal{0.0, 0});
+    case ReduceOp::Prod: return evalCast(DType::F64, at, KVal{1.0, 0});
+    case ReduceOp::Max:
+      if (at == DType::Bool) return KVal{0, 0};
+      if (!isFloat(at)) v.i = floatToInt(at, -1e300);
+      else v.f = -inf;
+      return v;
+    case ReduceOp::Min:
+      if (at == DType::Bool) return KVal{0, 1};
+      if (!isFloat(at)) v.i = floatToInt(at, 1e300);
+      else v.f = inf;
+      return v;
+  }
+  return v;
+}
+
+BinaryOp combinerOf(ReduceOp r) {
+  switch (r) {
+    case ReduceOp::Sum: return BinaryOp::Add;
+    case ReduceOp::Prod: return BinaryOp::Mul;
+    case ReduceOp::Max: return BinaryOp::Max;
+    case ReduceOp::Min: return BinaryOp::Min;
+  }
+  return BinaryOp::Add;
+}
+
+struct DepthGuard {
+  int& d;
+  explicit DepthGuard(int& depth) : d(depth) {
+    if (++d > kMaxDepth)
+      throw Error(ErrorCode::Unsupported, "the program is nested deeper than the per-element reference follows (" +
+                                              std::to_string(kMaxDepth) + " nodes)", {}, "host");
+  }
+  ~DepthGuard() { --d; }
+};
+thread_local int depth = 0;
+}  // namespace
+
+PointEvaluator::PointEvaluator(const Graph& graph, const std::vector<HostTensor>& leaves, int64_t workBudget)
+    : g_(graph), leaves_(leaves), budget_(workBudget) {}
+
+KVal PointEvaluator::at(ClassId c, int64_t flat) {
+  c = g_.find(c);
+  const uint64_t key = (static_cast<uint64_t>(c.v) << 40) ^ static_cast<uint64_t>(flat);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (++work_ > budget_)
+    throw Error(ErrorCode::Cancelled, "the per-element reference ran past its budget of " + std::to_string(budget_) +
+                                          " node visits", {}, "host");
+  DepthGuard guard(depth);
+  const KVal v = eval(c, flat);
+  if (memo_.size() >= kMemoLimit) memo_.clear();
+  memo_.emplace(key, v);
+  return v;
+}
+
+KVal PointEvaluator::leaf(const Node& n, int64_t flat) {
+  const LeafInfo& info = g_.leaf(n.ref);
+  const bool have = n.ref < leaves_.size() && leaves_[n.ref].dtype() == info.dtype && leaves_[n.ref].shape() == info.shape;
+  const HostTensor* t = have ? &leaves_[n.ref] : nullptr;
+  if (!t && info.kind == LeafKind::Constant && info.data) t = info.data.get();
+  if (!t) throw Error(ErrorCode::Usage, "leaf '" + info.name + "' has no value of its dtype and shape", {}, "host");
+  KVal v;
+  if (isFloat(info.dtype)) v.f = t->getDouble(flat);
+  else v.i = t->getInt(flat);
+  return v;
+}
+
+KVal PointEvaluator::reduce(const Node& n, ClassId c, int64_t flat) {
+  const ClassId src = g_.find(n.in[0]);
+  const Shape& inShape = g_.shape(src);
+  const std::vector<int64_t> kept = unravelIndex(flat, g_.shape(c));
+  std::vector<bool> reduced(inShape.size(), false);
+  for (int64_t a : n.attr) reduced[static_cast<std::size_t>(a)] = true;
+  std::vector<int64_t> coord(inShape.size(), 0);
+  for (std::size_t i = 0, k = 0; i < inShape.size(); ++i)
+    if (!reduced[i]) coord[i] = kept[k++];
+  const DType t = g_.dtype(c), at = t == DType::F16 ? DType::F32 : t;
+  const BinaryOp comb = combinerOf(n.reduceOp());
+  KVal acc = reduceIdentity(n.reduceOp(), at);
+  for (int64_t a : n.attr)
+    if (inShape[static_cast<std::size_t>(a)] == 0) return at == t ? acc : evalCast(at, t, acc);
+  // Row-major over the reduced axes, as the host executor accumulates.
+  while (true) {
+    const KVal x = this->at(src, ravelIndex(coord, inShape));
+    acc = evalBinary(comb, at, acc, at == t ? x : evalCast(t, at, x));
+    int i = static_cast<int>(n.attr.size()) - 1;
+    for (; i >= 0; --i) {
+      const std::size_t ax = static_cast<std::size_t>(n.attr[static_cast<std::size_t>(i)]);
+      if (++coord[ax] < inShape[ax]) break;
+      coord[ax] = 0;
+    }
+    if (i < 0) break;
+  }
+  return at == t ? acc : evalCast(at, t, acc);
+}
+
+KVal PointEvaluator::eval(ClassId c, int64_t flat) {
+  const Node& n = g_.structural(c);
+  const Shape& shape = g_.shape(c);
+  auto operand = [&](std::size_t i) { return g_.find(n.in[i]); };
+  // An operand of an elementwise node: same shape, or a rank-0 Const broadcast.
+  auto elem = [&](std::size_t i) {
+    const ClassId o = operand(i);
+    return at(o, g_.shape(o).empty() ? 0 : flat);
+  };
+  switch (n.kind) {
+    case NodeKind::Const: return kvalOf(n.value);
+    case NodeKind::Leaf: return leaf(n, flat);
+    case NodeKind::Reshape:
+    case NodeKind::Contiguous:
+    case NodeKind::ToDevice: return at(operand(0), flat);
+    case NodeKind::Expand:
+    case NodeKind::Permute:
+    case NodeKind::Pad:
+    case NodeKind::Narrow:
+    case NodeKind::Flip: {
+      const Shape& inShape = g_.shape(operand(0));
+      const std::vector<int64_t> oc = unravelIndex(flat, shape);
+      std::vector<int64_t> ic = oc;
+      if (n.kind == NodeKind::Expand) {
+        for (std::size_t i = 0; i < ic.size(); ++i) ic[i] = inShape[i] == 1 ? 0 : oc[i];
+      } else if (n.kind == NodeKind::Permute) {
+        for (std::size_t i = 0; i < n.attr.size(); ++i) ic[static_cast<std::size_t>(n.attr[i])] = oc[i];
+      } else if (n.kind == NodeKind::Narrow) {
+        ic[static_cast<std::size_t>(n.attr[0])] += n.attr[1];
+      } else if (n.kind == NodeKind::Flip) {
+        for (int64_t a : n.attr) ic[static_cast<std::size_t>(a)] = inShape[static_cast<std::size_t>(a)] - 1 - oc[static_cast<std::size_t>(a)];
+      } else {
+        const std::size_t ax = static_cast<std::size_t>(n.attr[0]);
+        ic[ax] = oc[ax] - n.attr[1];
+        if (ic[ax] < 0 || ic[ax] >= inShape[ax]) return kvalOf(n.value.cast(g_.dtype(c)));
+      }
+      return at(operand(0), ravelIndex(ic, inShape));
+    }
+    case NodeKind::Reduce: return reduce(n, c, flat);
+    case NodeKind::Cast: return evalCast(g_.dtype(operand(0)), g_.dtype(c), at(operand(0), flat));
+    case NodeKind::Unary: return evalUnary(n.unaryOp(), g_.dtype(operand(0)), at(operand(0), flat));
+    case NodeKind::Binary: {
+      const KVal a = elem(0), b = elem(1);
+      return evalBinary(n.binaryOp(), g_.dtype(operand(0)), a, b);
+    }
+    case NodeKind::Where: return elem(0).i ? elem(1) : elem(2);
+    case NodeKind::Bitcast:
+    case NodeKind::Kernel: break;
+  }
+  throw Error(ErrorCode::Unsupported, "the per-element reference cannot evaluate " + n.label(), {}, "host");
+}
+
+double hostOracleWork(const Graph& graph, const std::vector<ClassId>& outputs) {
+  double w = 0;
+  for (ClassId c : graph.topoOrder(outputs)) {
+    const Node& n = graph.structural(c);
+    w += static_cast<double>(numel(graph.shape(c)));
+    if (n.kind == NodeKind::Reduce) w += static_cast<double>(numel(graph.shape(n.in[0])));
+  }
+  return w;
+}
+
+std::vector<int64_t> sampleIndices(int64_t numel, int64_t count) {
+  std::vector<int64_t> r;
+  if (numel <= count) {
+    for (int64_t i = 0; i < numel; ++i) r.push_back(i);
+    return r;
+  }
+  if (count <= 0) return r;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t i = count == 1 ? 0 : static_cast<int64_t>((static_cast<__int128>(numel - 1) * k) / (count - 1));
+    if (r.empty() || r.back() != i) r.push_back(i);
+  }
+  return r;
+}
+
+}  // namespace ks
