@@ -53,7 +53,7 @@ std::string literal(const Scalar& s) {
 
 class Emitter {
  public:
-  Emitter(const LoweredKernel& k, const LoweredLaunch& l) : k_(k), l_(l) {}
+  Emitter(const LoweredKernel& k, const LoweredLaunch& l) : k_(k), l_(l), align_(varAlignments(l)) {}
 
   std::string arg(const LArg& a) const { return a.isConst() ? literal(a.c) : l_.vars[a.var].name; }
   DType argType(const LArg& a) const { return a.isConst() ? a.c.dtype() : l_.vars[a.var].dtype; }
@@ -439,8 +439,9 @@ class Emitter {
         case LStmtKind::VLoad: {
           const DType t = bufferDType(k_, l_, s.buf);
           const std::string w = std::to_string(s.dsts.size()), tmp = "_" + l_.vars[s.dsts[0]].name;
-          os << ind << ctype(t) << w << " " << tmp << " = vload" << w << "(0, " << bufExpr(s.buf) << " + " << s.index->key
-             << ");\n";
+          os << ind << ctype(t) << w << " " << tmp << " = ";
+          if (aligned(s, s.dsts.size())) os << "*((" << vectorPointer(s.buf, t, w, true) << ")(" << bufExpr(s.buf) << " + " << s.index->key << "));\n";
+          else os << "vload" << w << "(0, " << bufExpr(s.buf) << " + " << s.index->key << ");\n";
           for (std::size_t j = 0; j < s.dsts.size(); ++j)
             os << ind << ctype(t) << " " << l_.vars[s.dsts[j]].name << " = " << tmp << ".s" << "0123456789abcdef"[j] << ";\n";
           break;
@@ -456,9 +457,12 @@ class Emitter {
         case LStmtKind::VStore: {
           const DType t = bufferDType(k_, l_, s.buf);
           const std::string w = std::to_string(s.args.size());
-          os << ind << "vstore" << w << "((" << ctype(t) << w << ")(";
-          for (std::size_t j = 0; j < s.args.size(); ++j) os << (j ? ", " : "") << arg(s.args[j]);
-          os << "), 0, " << bufExpr(s.buf) << " + " << s.index->key << ");\n";
+          std::string v = "(" + std::string(ctype(t)) + w + ")(";
+          for (std::size_t j = 0; j < s.args.size(); ++j) v += (j ? ", " : "") + arg(s.args[j]);
+          v += ")";
+          if (aligned(s, s.args.size()))
+            os << ind << "*((" << vectorPointer(s.buf, t, w, false) << ")(" << bufExpr(s.buf) << " + " << s.index->key << ")) = " << v << ";\n";
+          else os << ind << "vstore" << w << "(" << v << ", 0, " << bufExpr(s.buf) << " + " << s.index->key << ");\n";
           break;
         }
         case LStmtKind::For: {
@@ -503,16 +507,32 @@ class Emitter {
       first = false;
     }
     os << ") {\n";
-    for (std::size_t i = 0; i < l_.locals.size(); ++i)
-      os << "  __local " << ctype(l_.locals[i].dtype) << " l" << i << "[" << l_.locals[i].size << "];\n";
+    // Local arrays are declared as 16-wide vectors (aligned for every vector access) and used
+    // through a scalar pointer.
+    for (std::size_t i = 0; i < l_.locals.size(); ++i) {
+      const std::string T = ctype(l_.locals[i].dtype), n = "l" + std::to_string(i);
+      os << "  __local " << T << "16 " << n << "_v[" << (l_.locals[i].size + 15) / 16 << "];\n";
+      os << "  __local " << T << "* " << n << " = (__local " << T << "*)" << n << "_v;\n";
+    }
     body(os, l_.body, 1);
     os << "}\n";
     return os.str();
   }
 
  private:
+  // A vector access whose first index is a proven multiple of its width: buffers are aligned to
+  // far more than a vector (OpenCL's base address alignment; local arrays are vector arrays).
+  bool aligned(const LStmt& s, std::size_t w) const {
+    return idx::alignment(s.index, align_) % static_cast<int64_t>(w) == 0;
+  }
+  std::string vectorPointer(const BufRef& b, DType t, const std::string& w, bool load) const {
+    const char* space = b.space == BufRef::Space::Local ? "__local " : "__global ";
+    return std::string(load ? "const " : "") + space + ctype(t) + w + "*";
+  }
+
   const LoweredKernel& k_;
   const LoweredLaunch& l_;
+  std::vector<int64_t> align_;
 };
 }  // namespace
 

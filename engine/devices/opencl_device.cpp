@@ -86,8 +86,8 @@ OpenCLDeviceInfo describe(cl_platform_id p, cl_device_id d, int pi, int di) {
   i.maxAllocBytes = static_cast<int64_t>(deviceVal<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   i.maxWorkGroupSize = static_cast<int64_t>(deviceVal<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   i.localMemBytes = static_cast<int64_t>(deviceVal<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE));
-  const std::string ext = deviceStr(d, CL_DEVICE_EXTENSIONS);
-  i.fp64 = ext.find("cl_khr_fp64") != std::string::npos;
+  i.extensions = deviceStr(d, CL_DEVICE_EXTENSIONS);
+  i.fp64 = i.extensions.find("cl_khr_fp64") != std::string::npos;
   i.gpu = (deviceVal<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
   i.fingerprint = i.platform + " | " + i.name + " | " + i.driverVersion + " | " + std::to_string(i.computeUnits) + " CU";
   return i;

@@ -21,6 +21,7 @@ struct OpenCLDeviceInfo {
   int64_t computeUnits = 0, globalMemBytes = 0, maxAllocBytes = 0, maxWorkGroupSize = 0, localMemBytes = 0;
   bool fp64 = false;
   bool gpu = false;  // CL_DEVICE_TYPE_GPU
+  std::string extensions;   // CL_DEVICE_EXTENSIONS
   std::string fingerprint;  // platform | name | driver | compute units
   DeviceLimits limits() const;
 };

@@ -240,6 +240,17 @@ struct Machine {
   std::vector<std::vector<KVal>> locals;
   int64_t gid[3], lid[3], grp[3];
   std::vector<KVal>* vars = nullptr;
+  std::vector<int64_t> align;  // varAlignments of the launch
+
+  // The first index of a vector access, checked against the alignment the emitter relies on.
+  int64_t vectorBase(const LStmt& s, std::size_t w) const {
+    const int64_t base = eval(s.index);
+    const auto wi = static_cast<int64_t>(w);
+    if (idx::alignment(s.index, align) % wi == 0 && base % wi != 0)
+      throw Error(ErrorCode::Invariant, "interpreter: vector access at " + std::to_string(base) + " proven a multiple of " +
+                                            std::to_string(w) + " in " + l->name);
+    return base;
+  }
 
   int64_t eval(const Idx& e) const {
     switch (e->kind) {
@@ -312,7 +323,7 @@ struct Machine {
           (*vars)[s.dst] = test(s.mask) ? at(s.buf, eval(s.index), "load") : KVal{};
           break;
         case LStmtKind::VLoad: {
-          const int64_t base = eval(s.index);
+          const int64_t base = vectorBase(s, s.dsts.size());
           for (std::size_t j = 0; j < s.dsts.size(); ++j) (*vars)[s.dsts[j]] = at(s.buf, base + j, "vector load");
           break;
         }
@@ -320,7 +331,7 @@ struct Machine {
           if (test(s.mask)) at(s.buf, eval(s.index), "store") = arg(s.args[0]);
           break;
         case LStmtKind::VStore: {
-          const int64_t base = eval(s.index);
+          const int64_t base = vectorBase(s, s.args.size());
           for (std::size_t j = 0; j < s.args.size(); ++j) at(s.buf, base + j, "vector store") = arg(s.args[j]);
           break;
         }
@@ -399,9 +410,10 @@ void runLowered(const LoweredKernel& k, std::vector<HostTensor>& buffers) {
   std::vector<std::vector<KVal>> params, temps;
   for (const HostTensor& t : buffers) params.push_back(readTensor(t));
   for (const LTemp& t : k.temps) temps.emplace_back(static_cast<std::size_t>(t.numel));
-  Machine m{k, nullptr, params, temps, {}, {}, {}, {}, nullptr};
+  Machine m{k, nullptr, params, temps, {}, {}, {}, {}, nullptr, {}};
   for (const LoweredLaunch& l : k.launches) {
     m.l = &l;
+    m.align = varAlignments(l);
     for (int a = 0; a < 3; ++a) m.local[a] = l.local[a] > 0 ? l.local[a] : 1;
     const int64_t items = m.local[0] * m.local[1] * m.local[2];
     std::vector<std::vector<KVal>> state(static_cast<std::size_t>(items), std::vector<KVal>(l.vars.size()));

@@ -14,7 +14,7 @@ namespace ks {
 
 struct StagedOperand {
   int32_t param = -1;  // the Param op
-  bool rows = true;    // indexed by (m, r): a [BM][Kt] block; otherwise by (r, n): a [Kt][BN] block
+  bool rows = true;    // indexed by (m, r): a BM x Kt block (kept K-major, [Kt][BM]); otherwise by (r, n): [Kt][BN]
 };
 
 struct LocalTilePlan {

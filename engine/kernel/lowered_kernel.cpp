@@ -195,6 +195,31 @@ Idx within(const Idx& a, int64_t lo, int64_t hi) {
   return n;
 }
 
+namespace {
+int64_t pow2Factor(int64_t v) {
+  if (v == 0) return kMaxAlignment;
+  const auto u = static_cast<uint64_t>(v < 0 ? -v : v);
+  return std::min<int64_t>(kMaxAlignment, static_cast<int64_t>(u & (~u + 1)));
+}
+}  // namespace
+
+int64_t alignment(const Idx& a, const std::vector<int64_t>& varAlign) {
+  switch (a->kind) {
+    case IdxKind::Var:
+      return a->var >= 0 && static_cast<std::size_t>(a->var) < varAlign.size() ? varAlign[a->var] : 1;
+    case IdxKind::Lin: {
+      int64_t r = pow2Factor(a->c);
+      for (const auto& [k, t] : a->terms) r = std::min(r, std::min(kMaxAlignment, pow2Factor(k) * alignment(t, varAlign)));
+      return r;
+    }
+    case IdxKind::Mod: return std::min(alignment(a->a, varAlign), pow2Factor(a->c));
+    case IdxKind::Min: return std::min(alignment(a->a, varAlign), alignment(a->b, varAlign));
+    case IdxKind::Within: return alignment(a->a, varAlign);  // the same value, a narrower range
+    case IdxKind::Div: return 1;
+  }
+  return 1;
+}
+
 std::pair<Idx, int64_t> splitConst(const Idx& a) {
   if (a->kind != IdxKind::Lin) return {a, 0};
   if (a->terms.empty()) return {nullptr, a->c};
@@ -433,6 +458,25 @@ struct Verifier {
   }
 };
 }  // namespace
+
+namespace {
+void alignLoops(const std::vector<LStmt>& body, std::vector<int64_t>& a) {
+  for (const LStmt& s : body) {
+    if (s.kind == LStmtKind::For && s.dst >= 0 && static_cast<std::size_t>(s.dst) < a.size()) {
+      // every value is begin + j * step
+      const int64_t step = idx::alignment(idx::cst(s.step), a);
+      a[s.dst] = std::min(idx::alignment(s.begin, a), step);
+    }
+    if (s.kind == LStmtKind::For || s.kind == LStmtKind::If) alignLoops(s.body, a);
+  }
+}
+}  // namespace
+
+std::vector<int64_t> varAlignments(const LoweredLaunch& l) {
+  std::vector<int64_t> a(l.vars.size(), 1);
+  alignLoops(l.body, a);
+  return a;
+}
 
 std::string verifyLowered(const LoweredKernel& k) {
   for (std::size_t i = 0; i < k.launches.size(); ++i) {

@@ -55,6 +55,10 @@ Idx within(const Idx& a, int64_t lo, int64_t hi);
 bool isConst(const Idx& a, int64_t* v = nullptr);
 // Splits a into (base, constant) so that a == base + constant; base is nullptr for a constant.
 std::pair<Idx, int64_t> splitConst(const Idx& a);
+// The largest power of two (at most kMaxAlignment) that divides every value of `a`, given that of
+// every variable (varAlign[id]; variables past its end count as 1).
+inline constexpr int64_t kMaxAlignment = int64_t{1} << 20;
+int64_t alignment(const Idx& a, const std::vector<int64_t>& varAlign);
 }  // namespace idx
 
 // A conjunction of range conditions lo <= e < hi (empty: always true).
@@ -134,6 +138,13 @@ struct LoweredKernel {
   bool needsFp64 = false;
   std::string print() const;
 };
+
+// Per variable of a launch: the largest power of two that divides each of its values (a loop
+// variable whose begin and step are multiples of it; 1 for every other variable). Vector loads and
+// stores whose first index is a multiple of their width are aligned: the emitter writes them as
+// vector accesses (one wide load of local memory instead of w narrow ones), and the interpreter
+// checks every such index it evaluates.
+std::vector<int64_t> varAlignments(const LoweredLaunch& l);
 
 // "" when valid, otherwise the first violation ("launch 0: v7 used before it is defined").
 std::string verifyLowered(const LoweredKernel& k);

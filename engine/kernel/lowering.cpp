@@ -324,6 +324,8 @@ class LaunchBuilder {
 
   // The reduce under local tiling: for each K block, the work-group copies the staged operands'
   // blocks into local memory, waits, accumulates from there, and waits again before the next copy.
+  // The copy is double-buffered through registers: the next block's loads are issued before the
+  // accumulation of this one (their latency hidden behind it) and stored after the second wait.
   std::vector<int32_t> tiledReduceLoop(int32_t op, const std::vector<Lane>& lanes) {
     const KOp& R = k_.at(op);
     const DType at = accDType(R.dtype);
@@ -331,14 +333,32 @@ class LaunchBuilder {
     const int64_t K = k_.at(R.src[0]).shape.back(), Kt = tile->Kt, u = unroll;
     std::vector<int32_t> acc;
     for (std::size_t i = 0; i < lanes.size(); ++i) acc.push_back(newAccumulator(identityOf(R.reduceOp(), at)));
+    const std::size_t staged = tile->plan.operands.size();
+    std::vector<std::vector<int32_t>> held(staged);  // the block to store next, per operand
+    for (std::size_t i = 0; i < staged; ++i)
+      for (const LArg& v : stageLoads(static_cast<int>(i), R.src[0], idx::cst(0))) {
+        const int32_t h = newVar("h", k_.at(tile->plan.operands[i].param).dtype);
+        LStmt c;
+        c.kind = LStmtKind::Compute, c.dst = h, c.opKind = LOpKind::Copy, c.args = {v};
+        emit(std::move(c));
+        held[i].push_back(h);
+      }
     const int32_t kb = newVar("kb", DType::I64, true);
     LStmt f;
     f.kind = LStmtKind::For, f.dst = kb, f.begin = idx::cst(0), f.end = idx::cst(K), f.step = Kt;
     LStmt& outer = emit(std::move(f));
     const Idx k0 = idx::var(kb, l_.vars[kb].name, 0, K - Kt);
     pushBlock(&outer.body);
-    for (std::size_t i = 0; i < tile->plan.operands.size(); ++i) stageBlock(static_cast<int>(i), R.src[0], k0);
+    for (std::size_t i = 0; i < staged; ++i) {
+      std::vector<LArg> vals;
+      for (int32_t h : held[i]) vals.push_back(LArg::ofVar(h));
+      stageStores(static_cast<int>(i), vals);
+    }
     emit(barrier());
+    // The next block (the last iteration loads its own block again: the index stays in bounds).
+    const Idx next = idx::min(idx::addc(k0, Kt), idx::cst(K - Kt));
+    std::vector<std::vector<LArg>> loaded(staged);
+    for (std::size_t i = 0; i < staged; ++i) loaded[i] = stageLoads(static_cast<int>(i), R.src[0], next);
     const int32_t kk = newVar("r", DType::I64, true);
     LStmt g;
     g.kind = LStmtKind::For, g.dst = kk, g.begin = idx::cst(0), g.end = idx::cst(Kt), g.step = u, g.span = u;
@@ -358,35 +378,69 @@ class LaunchBuilder {
       for (int64_t j = 0; j < u; ++j) assign(acc[li], comb, LArg::ofVar(acc[li]), vals[li * u + j]);
     popBlock();
     emit(barrier());
+    for (std::size_t i = 0; i < staged; ++i)
+      for (std::size_t j = 0; j < held[i].size(); ++j) {
+        LStmt c;
+        c.kind = LStmtKind::Compute, c.dst = held[i][j], c.assign = true, c.opKind = LOpKind::Copy, c.args = {loaded[i][j]};
+        emit(std::move(c));
+      }
     popBlock();
     return acc;
   }
 
-  // Copies staged operand i's block for the K block starting at k0 into its local array; each item
-  // copies runs of w consecutive elements, neighbouring items neighbouring runs.
-  void stageBlock(int i, int32_t reduceOperand, const Idx& k0) {
+  // Staged operand i's block for the K block starting at k0, as this item copies it: runs of w
+  // consecutive elements, neighbouring items neighbouring runs (stageWidth).
+  int64_t stageWidth(int i) const {
     const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
     const int64_t cols = so.rows ? tile->Kt : tile->BN;
     const int64_t per = (so.rows ? tile->BM : tile->Kt) * cols / tile->items;
     int64_t w = 1;
     while (w * 2 <= lk_.schedule.vec && per % (w * 2) == 0 && cols % (w * 2) == 0) w *= 2;
+    return w;
+  }
+
+  // The block element (row, col) of this item's q-th run's element j: run number `run` of the
+  // block (w divides cols), with ranges as tight as the index simplifier needs to drop the
+  // operands' own div/mod chains.
+  std::pair<Idx, Idx> stageElement(int i, int64_t q, int64_t j) const {
+    const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
+    const int64_t cols = so.rows ? tile->Kt : tile->BN, w = stageWidth(i);
+    const Idx run = idx::addc(tile->lid, q * tile->items);
+    return {idx::div(run, cols / w), idx::addc(idx::mul(idx::mod(run, cols / w), w), j)};
+  }
+
+  int64_t stageRuns(int i) const {
+    const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
+    const int64_t cols = so.rows ? tile->Kt : tile->BN;
+    return (so.rows ? tile->BM : tile->Kt) * cols / tile->items / stageWidth(i);
+  }
+
+  std::vector<LArg> stageLoads(int i, int32_t reduceOperand, const Idx& k0) {
+    const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
     std::vector<Lane> src;
-    std::vector<Idx> dst;
-    for (int64_t q = 0; q < per / w; ++q) {
-      const Idx start = idx::mul(idx::addc(tile->lid, q * tile->items), w);  // a multiple of w
-      const Idx row = idx::div(start, cols), col0 = idx::mod(start, cols);
-      for (int64_t j = 0; j < w; ++j) {
-        const Idx col = idx::addc(col0, j);
+    for (int64_t q = 0; q < stageRuns(i); ++q)
+      for (int64_t j = 0; j < stageWidth(i); ++j) {
+        const auto [row, col] = stageElement(i, q, j);
         std::vector<Idx> e = so.rows ? outputIndex(tile->S, tile->z, idx::add(tile->m0, row), tile->n0)
                                      : outputIndex(tile->S, tile->z, tile->m0, idx::add(tile->n0, col));
         e.push_back(idx::add(k0, so.rows ? col : row));
         src.push_back({stagedParamIndex(k_, reduceOperand, so.param, e), {}, nullptr, nullptr, nullptr});
-        dst.push_back(idx::addc(start, j));
       }
-    }
-    const std::vector<LArg> vals = loadParam(so.param, src);
+    return loadParam(so.param, src);
+  }
+
+  // Stores the values stageLoads gave into the local block: K-major ([Kt][BM] and [Kt][BN]), so
+  // an item's tile rows and columns are consecutive in local memory and read as vectors.
+  void stageStores(int i, const std::vector<LArg>& vals) {
+    const StagedOperand& so = tile->plan.operands[static_cast<std::size_t>(i)];
+    std::vector<Idx> dst;
+    for (int64_t q = 0; q < stageRuns(i); ++q)
+      for (int64_t j = 0; j < stageWidth(i); ++j) {
+        const auto [row, col] = stageElement(i, q, j);
+        dst.push_back(idx::add(idx::mul(so.rows ? col : row, so.rows ? tile->BM : tile->BN), so.rows ? row : col));
+      }
     storeRuns({BufRef::Space::Local, tile->localOf[static_cast<std::size_t>(i)]}, k_.at(so.param).dtype, dst,
-              std::vector<Mask>(dst.size()), vals, w);
+              std::vector<Mask>(dst.size()), vals, stageWidth(i));
   }
 
   // Combines every item's `value` over the group's first L items through local array `local`: a
@@ -551,7 +605,7 @@ class LaunchBuilder {
       buf = {BufRef::Space::Local, tile->localOf[static_cast<std::size_t>(staged)]};
       const bool rows = tile->plan.operands[static_cast<std::size_t>(staged)].rows;
       for (const Lane& l : lanes)
-        flat.push_back(rows ? idx::add(idx::mul(l.tm, tile->Kt), l.tr) : idx::add(idx::mul(l.tr, tile->BN), l.tn));
+        flat.push_back(idx::add(idx::mul(l.tr, rows ? tile->BM : tile->BN), rows ? l.tm : l.tn));
     } else {
       for (const Lane& l : lanes)
         flat.push_back(o.paramKind() == ParamKind::Scalar ? idx::cst(0) : flatIndex(l.idx, o.shape));
@@ -638,6 +692,16 @@ std::map<int32_t, int32_t> paramPositions(const Kernel& k) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Under local tiling: the row (or column) of a work-group's block that element e of item l's tile
+// (tile elements per item, wg items along the axis) computes. With runs of v elements, the items'
+// runs interleave (run q of every item, then run q + 1): neighbouring items read neighbouring
+// 16-byte vectors of the block in local memory, so a warp's vector reads fall in distinct banks.
+Idx tilePosition(const Idx& l, int64_t e, int64_t tile, int64_t wg, int64_t vec) {
+  const int64_t v = std::min({vec, tile, int64_t{4}});  // 4: one 16-byte access
+  if (v <= 1 || tile % v != 0) return idx::addc(idx::mul(l, tile), e);
+  return idx::addc(idx::mul(l, v), (e / v) * wg * v + e % v);
+}
+
 // One launch over an output grid [B, M, N] with tiles and work-group shape from the schedule.
 void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
   const Shape S = k.at(stores[0]).shape;
@@ -688,11 +752,15 @@ void gridLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std
   for (int64_t i = 0; i < s.tileM; ++i)
     for (int64_t j = 0; j < s.tileN; ++j) {
       Idx n = idx::addc(idx::mul(x, s.tileN), j), m = idx::addc(idx::mul(y, s.tileM), i);
+      Idx tm, tn;
+      if (lb.tile) {
+        tm = tilePosition(ly, i, s.tileM, s.wgM, s.vec), tn = tilePosition(lx, j, s.tileN, s.wgN, s.vec);
+        m = idx::add(tile.m0, tm), n = idx::add(tile.n0, tn);
+      }
       Mask g;
       if (clampN) g.require(n, 0, N), n = idx::min(n, idx::cst(N - 1));
       if (clampM) g.require(m, 0, M), m = idx::min(m, idx::cst(M - 1));
-      Lane lane{outputIndex(S, z, m, n), {}, nullptr, nullptr, nullptr};
-      if (lb.tile) lane.tm = idx::addc(idx::mul(ly, s.tileM), i), lane.tn = idx::addc(idx::mul(lx, s.tileN), j);
+      Lane lane{outputIndex(S, z, m, n), {}, tm, tn, nullptr};
       lanes.push_back(std::move(lane));
       guards.push_back(g);
     }

@@ -300,12 +300,16 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
           if (!full && !(wg == 16 && tm == 8 && un == 4)) continue;
           push(mk(wg, 1, tm, 1, 1, un));
         }
-    // Local tiling: a work-group shares [BM x Kt] and [Kt x BN] blocks of the operands.
+    // Local tiling: a work-group shares [BM x Kt] and [Kt x BN] blocks of the operands. The first
+    // ones are GPU-sized: 8x8 register blocks over 128x128 (many outputs) or 64x64 blocks (enough
+    // work-groups for every unit of a GPU on a 1024^2 output).
     struct Tiled { int64_t wgN, wgM, tm, tn, kt, un; };
-    const Tiled tiled[] = {{16, 16, 4, 4, 16, 4}, {8, 8, 4, 8, 16, 4}, {16, 8, 4, 8, 16, 4}, {8, 8, 8, 8, 16, 1},
-                           {16, 16, 2, 4, 32, 4}, {8, 16, 4, 4, 8, 1},  {8, 8, 4, 8, 32, 4},  {16, 16, 4, 4, 8, 1}};
+    const Tiled tiled[] = {{16, 16, 8, 8, 16, 4}, {8, 8, 8, 8, 16, 4},  {16, 16, 4, 4, 16, 4}, {16, 8, 8, 8, 16, 4},
+                           {8, 8, 4, 8, 16, 4},   {16, 16, 8, 8, 32, 4}, {16, 8, 4, 8, 16, 4},  {8, 8, 8, 8, 16, 1},
+                           {16, 16, 2, 4, 32, 4}, {8, 16, 4, 4, 8, 1},   {8, 8, 4, 8, 32, 4},   {16, 16, 4, 4, 8, 1}};
     for (std::size_t i = 0; i < std::size(tiled); ++i) {
-      if (!full && i >= 2) continue;
+      const bool quickPick = limits.gpu ? i < 3 : i == 2 || i == 4;  // a CPU: the 64- and 32-row blocks
+      if (!full && !quickPick) continue;
       const Tiled& t = tiled[i];
       Schedule s = mk(t.wgN, t.wgM, t.tm, t.tn, std::min<int64_t>(t.tn, 8), t.un);
       s.localTileK = t.kt;

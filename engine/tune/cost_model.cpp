@@ -108,6 +108,7 @@ struct LaunchCost {
   double flightBytes = 0;  // global bytes one item has outstanding per loop iteration (Little's law)
   double rounds = 0;       // dependent memory round trips per item (cache hits count a quarter)
   int64_t vecWidth = 1;
+  int64_t chains = 1;      // independent accumulations in the busiest loop body (a register tile's outputs)
   std::vector<BufRef> buffers;  // global buffers the launch touches
   bool readsParams = false;     // false: every global read is of a temporary (in cache)
 };
@@ -154,8 +155,9 @@ class LaunchWalker {
       else warpBytes = std::min(32.0 * std::ceil(useful / 32.0), std::ceil((31.0 * stride * b + useful) / 32.0)) * 32.0;
       if (global) c_.cacheBytes += m * warpBytes / 32.0;
       // The load/store units move 128 bytes a cycle per unit against 128 FMAs: a word costs four
-      // FMA slots, a broadcast word one.
-      c_.slots += m * (stride == 0 ? 1.0 : useful);
+      // FMA slots, a broadcast word one. A global word read through L1 costs twice a local one
+      // (tag lookup and sector traffic on top of the same data path).
+      c_.slots += m * (stride == 0 ? 1.0 : useful) * (global ? 2.0 : 1.0);
     } else {
       if (global) c_.cacheBytes += m * static_cast<double>(w) * b;
       c_.slots += m;
@@ -166,6 +168,11 @@ class LaunchWalker {
   void walk(const std::vector<LStmt>& body, double m, int depth) {
     double iterBytes = 0;
     bool loads = false, paramLoads = false;
+    std::vector<int32_t> accumulated;
+    for (const LStmt& s : body)
+      if (s.kind == LStmtKind::Compute && s.assign && std::find(accumulated.begin(), accumulated.end(), s.dst) == accumulated.end())
+        accumulated.push_back(s.dst);
+    c_.chains = std::max(c_.chains, static_cast<int64_t>(accumulated.size()));
     for (const LStmt& s : body) {
       switch (s.kind) {
         case LStmtKind::Special: c_.slots += m; break;
@@ -239,7 +246,13 @@ ScheduleEstimate estimateLowered(const Kernel& k, const LoweredKernel& lk, const
       const double latency = d.latencyNs * (c.readsParams ? 1.0 : 0.25);
       use = std::min(1.0, resident * 4.0 * std::max(c.flightBytes, 4.0) / (d.gbs * latency));
       latencyNs = std::ceil(items / slotsInFlight) * c.rounds * d.latencyNs;
-      issueNs = c.slots * items / (slotRate * std::min(1.0, 4.0 * occupancy));
+      // A quarter of the items a unit holds keep its pipelines busy when each has one chain of
+      // dependent operations; an item with several independent chains (a register tile) needs
+      // fewer companions. Work-groups run on one unit each: fewer groups than units leave units idle.
+      const double ilp = std::clamp(static_cast<double>(c.chains) / 4.0, 1.0, 4.0);
+      const double group = static_cast<double>(std::max<int64_t>(1, l.local[0] * l.local[1] * l.local[2]));
+      const double units = l.local[0] > 0 ? std::min(1.0, std::ceil(items / group) / static_cast<double>(d.computeUnits)) : 1.0;
+      issueNs = c.slots * items / (slotRate * std::min(units, 4.0 * occupancy * ilp));
     } else {
       const double groupSize = l.local[0] > 0 ? static_cast<double>(l.local[0] * l.local[1] * l.local[2]) : 64.0;
       use = std::min(1.0, std::ceil(items / groupSize) / static_cast<double>(d.computeUnits));

@@ -1,7 +1,8 @@
 // Raw-kernel benchmarks for the generic lowering on one OpenCL device (not a pass/fail test):
-// an 8-op elementwise chain vs a plain copy, a 16M-element sum vs reading the bytes, and a
-// 1024^3 f32 matmul searched over >= 16 schedules vs cblas_sgemm, all timed in the same run.
-// Usage: bench_raw_kernels [opencl:P:D] [--quick] [-v] [--check] [--only=ew|sum|mm]
+// an 8-op elementwise chain vs a plain copy, a 16M-element sum vs reading the bytes, and an
+// N^3 f32 matmul (N = 1024 or --mm=N) searched over >= 16 schedules vs cblas_sgemm, all timed in
+// the same run; the fastest matmul schedule's result is compared with cblas_sgemm's.
+// Usage: bench_raw_kernels [opencl:P:D] [--quick] [-v] [--check] [--only=ew|sum|mm] [--mm=N]
 // --check runs the lowering test cases under every enumerated and option schedule on the device
 // against the kernel interpreter (for machines without Qt, where the QtTest suites do not build).
 #include <CL/cl.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -67,6 +69,9 @@ struct Best {
   double ms = 1e30;
   std::string sched;
   int tried = 0, failed = 0;
+  int index = -1;  // of the fastest among the built kernels
+  std::vector<OpenCLKernel> built;
+  std::vector<OpenCLBuffer> bufs;
 };
 
 // Lowers every candidate, builds them as one program, times each; returns the best.
@@ -83,13 +88,15 @@ Best search(OpenCLDevice& dev, const Kernel& k, TuneLevel level, int reps, bool 
     try {
       const double ms = timeKernel(dev, ck, bufs, reps);
       if (verbose) std::printf("    %-40s %9.3f ms\n", ck.lowered.schedule.str().c_str(), ms);
-      if (ms < b.ms) b.ms = ms, b.sched = ck.lowered.schedule.str();
+      if (ms < b.ms) b.ms = ms, b.sched = ck.lowered.schedule.str(), b.index = b.tried - 1;
     } catch (const Error& e) {
       ++b.failed;
       if (verbose) std::printf("    %-40s failed: %s\n", ck.lowered.schedule.str().c_str(), e.what());
     }
   }
   std::printf("  searched %d schedules (%d failed), one build of %.2f s\n", b.tried, b.failed, buildS);
+  b.built = std::move(built);
+  b.bufs = std::move(bufs);
   return b;
 }
 // The lowering cases on `dev` under every schedule, against the unlowered interpreter. One program
@@ -126,16 +133,19 @@ int main(int argc, char** argv) {
   std::string id = "opencl:0:0";
   bool quick = false, verbose = false, check = false;
   std::string only;  // "ew", "sum" or "mm": run one benchmark
+  int64_t mmSize = 1024;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "-v")) verbose = true;
     else if (!std::strcmp(argv[i], "--check")) check = true;
     else if (!std::strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    else if (!std::strncmp(argv[i], "--mm=", 5)) mmSize = std::atoll(argv[i] + 5);
     else id = argv[i];
   }
   try {
     auto dev = OpenCLDevice::open(id);
     std::printf("device %s: %s\n", id.c_str(), dev->info().fingerprint.c_str());
+    std::printf("cl_khr_subgroups: %s\n", dev->info().extensions.find("cl_khr_subgroups") != std::string::npos ? "yes" : "no");
     if (check) return checkCases(*dev);
     const int reps = 5;
     const int64_t n = int64_t{1} << 24;
@@ -180,19 +190,20 @@ int main(int argc, char** argv) {
       std::printf("  best %.3f ms [%s] = %.2fx reading the bytes (%.3f ms at copy bandwidth; target <= 1.5x)\n", best.ms,
                   best.sched.c_str(), best.ms / read, read);
     }
-    // 1024^3 matmul vs OpenBLAS.
+    // N^3 matmul vs OpenBLAS, the fastest schedule's result checked against cblas_sgemm's.
     if (only.empty() || only == "mm") {
-      const int64_t M = 1024, N = 1024, K = 1024;
+      const int64_t M = mmSize, N = mmSize, K = mmSize;
       Kernel k;
       const int32_t A = k.param(ParamKind::Read, DType::F32, {M, K}), B = k.param(ParamKind::Read, DType::F32, {K, N});
       const int32_t C = k.param(ParamKind::ReadWrite, DType::F32, {M, N});
       const int32_t ae = k.move(k.move(A, MoveKind::Reshape, {M, 1, K}), MoveKind::Expand, {M, N, K});
       const int32_t be = k.move(k.move(k.move(B, MoveKind::Permute, {1, 0}), MoveKind::Reshape, {1, N, K}), MoveKind::Expand, {M, N, K});
       k.store(C, k.reduce(k.binary(ae, be, BinaryOp::Mul), ReduceOp::Sum));
-      std::vector<float> ha(M * K), hb(K * N), hc(M * N);
-      std::mt19937 rng(3);
-      for (float& f : ha) f = std::uniform_real_distribution<float>(-1, 1)(rng);
-      for (float& f : hb) f = std::uniform_real_distribution<float>(-1, 1)(rng);
+      const double flop = 2.0 * static_cast<double>(M * N * K);
+      Best best = search(*dev, k, TuneLevel::Full, 3, verbose);
+      std::vector<float> ha(M * K), hb(K * N), hc(M * N), got(M * N);
+      dev->read(best.bufs[0], ha.data(), ha.size() * 4);
+      dev->read(best.bufs[1], hb.data(), hb.size() * 4);
       std::vector<double> bt;
       for (int i = 0; i < 4; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -200,11 +211,39 @@ int main(int argc, char** argv) {
         bt.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       }
       bt.erase(bt.begin());
-      const double blas = median(bt), flop = 2.0 * M * N * K;
-      std::printf("matmul 1024^3 f32: cblas_sgemm %.2f ms = %.1f GFLOP/s\n", blas, flop / blas * 1e-6);
-      const Best best = search(*dev, k, TuneLevel::Full, 3, verbose);
-      std::printf("  best %.2f ms [%s] = %.1f GFLOP/s = %.0f%% of OpenBLAS (target >= 15%%)\n", best.ms, best.sched.c_str(),
-                  flop / best.ms * 1e-6, 100.0 * blas / best.ms);
+      const double blas = median(bt);
+      // Two f32 sums of the same K products differ by at most 2 K u sum_k |a_ik| |b_kj| (u = 2^-24,
+      // the forward error bound of each order of summation): |A| |B| gives each element's bound.
+      std::vector<float> aa(ha.size()), ab(hb.size()), bound(hc.size());
+      for (std::size_t i = 0; i < ha.size(); ++i) aa[i] = std::fabs(ha[i]);
+      for (std::size_t i = 0; i < hb.size(); ++i) ab[i] = std::fabs(hb[i]);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, aa.data(), K, ab.data(), N, 0.0f, bound.data(), N);
+      const double tol = 2.0 * static_cast<double>(K) * std::ldexp(1.0, -24) * 1.01;
+      std::printf("matmul %lld^3 f32: cblas_sgemm %.2f ms = %.1f GFLOP/s\n", static_cast<long long>(M), blas, flop / blas * 1e-6);
+      // Every schedule's result against cblas_sgemm's, element by element within that bound;
+      // the error printed is the largest |difference| / (1 + |c|).
+      double worst = 0;
+      int bad = 0;
+      for (std::size_t c = 0; c < best.built.size(); ++c) {
+        std::fill(got.begin(), got.end(), 0.0f);
+        dev->write(best.bufs[2], got.data(), got.size() * 4);
+        dev->run(best.built[c], best.bufs);
+        dev->read(best.bufs[2], got.data(), got.size() * 4);
+        double err = 0;
+        bool within = true;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          const double d = std::fabs(static_cast<double>(got[i]) - hc[i]);
+          err = std::max(err, d / (1.0 + std::fabs(hc[i])));
+          within = within && d <= tol * bound[i] + 1e-30;
+        }
+        if (!within) ++bad, std::printf("MISMATCH [%s]: max rel error %.2e\n", best.built[c].lowered.schedule.str().c_str(), err);
+        if (static_cast<int>(c) == best.index) worst = err;
+      }
+      const bool ok = best.index >= 0 && bad == 0;
+      std::printf("  %zu schedules vs cblas_sgemm: %d mismatches\n", best.built.size(), bad);
+      std::printf("  best %.3f ms [%s] = %.1f GFLOP/s = %.0f%% of OpenBLAS; vs cblas_sgemm: max rel error %.2e %s\n",
+                  best.ms, best.sched.c_str(), flop / best.ms * 1e-6, 100.0 * blas / best.ms, worst, ok ? "ok" : "MISMATCH");
+      if (!ok) return 1;
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_raw_kernels: %s\n", e.what());

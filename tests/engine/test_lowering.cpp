@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "engine/codegen/opencl_emitter.h"
 #include "engine/core/error.h"
 #include "engine/kernel/interpreter.h"
 #include "engine/kernel/local_tiling.h"
@@ -207,6 +208,43 @@ class TestLowering : public QObject {
     s.wgN = 2;
     QVERIFY(checkSchedule(odd.kernel, s, DeviceLimits{}).find("does not divide the output") != std::string::npos);
     QVERIFY(!planLocalTiles(loweringCases()[0].kernel).why.empty());  // elementwise: no reduce
+  }
+
+  void vectorAlignment() {
+    const Idx a = idx::var(0, "a", 0, 100), b = idx::var(1, "b", 0, 100);
+    const std::vector<int64_t> al{8, 1};  // a: a multiple of 8
+    QCOMPARE(idx::alignment(idx::mul(a, 2), al), int64_t{16});
+    QCOMPARE(idx::alignment(idx::addc(idx::mul(a, 2), 4), al), int64_t{4});
+    QCOMPARE(idx::alignment(idx::add(a, b), al), int64_t{1});
+    QCOMPARE(idx::alignment(idx::mul(b, 12), al), int64_t{4});
+    QCOMPARE(idx::alignment(idx::mod(idx::mul(a, 4), 6), al), int64_t{2});  // 32k mod 6 is even
+    QCOMPARE(idx::alignment(idx::div(idx::mul(a, 4), 2), al), int64_t{16});  // simplified to 2a
+    QCOMPARE(idx::alignment(idx::div(idx::add(a, b), 2), al), int64_t{1});   // div: nothing proven
+    QCOMPARE(idx::alignment(idx::cst(0), al), idx::kMaxAlignment);
+    QCOMPARE(idx::alignment(idx::cst(24), {}), int64_t{8});
+  }
+
+  // The GPU-sized local tiles (64 x 64 and 128 x 128 blocks of 8 x 8 register tiles) against the
+  // unlowered interpreter; their block reads are aligned vector reads of local memory and the next
+  // block's loads are issued inside the loop (double buffering, the index clamped to the last block).
+  void gpuSizedLocalTiles() {
+    const KernelCase c = matmulCase("gpu_tiles", 128, 128, 64, true);
+    struct T { int64_t wgN, wgM, tm, tn, kt; };
+    for (const T& t : {T{16, 16, 8, 8, 16}, T{8, 8, 8, 8, 32}, T{16, 8, 8, 8, 16}, T{16, 16, 4, 4, 16}}) {
+      Schedule s;
+      s.wgN = t.wgN, s.wgM = t.wgM, s.tileM = t.tm, s.tileN = t.tn, s.vec = std::min<int64_t>(t.tn, 8), s.unroll = 4;
+      s.localTileK = t.kt;
+      DeviceLimits gpu;
+      gpu.maxWorkGroupSize = 1024, gpu.localMemBytes = 48 * 1024, gpu.gpu = true;
+      QCOMPARE(QString::fromStdString(checkSchedule(c.kernel, s, gpu)), QString());
+      bool rejected = false;
+      const std::string err = runOne(c, s, 9, &rejected);
+      QVERIFY2(err.empty() && !rejected, err.c_str());
+      const std::string src = emitOpenCL(lowerKernel(c.kernel, s, gpu));
+      QVERIFY2(src.find("*((const __local float4*)(l0 + ") != std::string::npos, src.c_str());
+      QVERIFY2(src.find("*((const __local float4*)(l1 + ") != std::string::npos, src.c_str());
+      if (64 / t.kt > 2) QVERIFY2(src.find("min((kb") != std::string::npos, src.c_str());  // else min() folds
+    }
   }
 
   void verifierCatchesBrokenIr() {

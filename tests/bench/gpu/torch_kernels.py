@@ -25,5 +25,7 @@ r['softmax'] = bench(lambda: torch.softmax(m, -1))
 r['layer_norm'] = bench(lambda: torch.nn.functional.layer_norm(m, (1024,), g, bb, 1e-5))
 a = torch.rand(1024, 1024, device=dev); b = torch.rand(1024, 1024, device=dev)
 r['matmul1024'] = bench(lambda: a @ b)
+a4 = torch.rand(4096, 4096, device=dev); b4 = torch.rand(4096, 4096, device=dev)
+r['matmul4096'] = bench(lambda: a4 @ b4, reps=10, warm=3)
 r['torch'] = torch.__version__
 json.dump(r, sys.stdout)
