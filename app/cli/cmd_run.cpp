@@ -7,8 +7,8 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
-#include "app/cli/program_loader.h"
 #include "engine/io/npy.h"
+#include "engine/io/program_source.h"
 #include "engine/session/run_json.h"
 
 namespace ks::cli {
@@ -61,8 +61,10 @@ int cmdRun(int argc, char** argv) {
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
   const SessionOptions options = sessionOptions(flags);
-  const auto inputs = inputsFrom(inputSpecs);
-  Session session(loadProgram(args.positional()[0]), options);
+  // The data is known before the program is built: a model exported with a dynamic batch takes
+  // the batch of the data it is given.
+  LoadedProgram loaded = loadProgramFile(args.positional()[0], inputsFrom(inputSpecs));
+  Session session(std::move(loaded.program), options);
   const bool tty = !json && isatty(fileno(stderr));
   Progress progress([tty](double, const std::string& what) {
     if (tty) std::fprintf(stderr, "\r\033[K%s", what.c_str());
@@ -70,7 +72,7 @@ int cmdRun(int argc, char** argv) {
   nlohmann::json stepOutputs = nlohmann::json::array();
   std::string firstMismatch;  // the first value that differs from the host: step, output or update
   for (int k = 0; k < steps; ++k) {
-    const RunRecord& step = session.run(inputs, verify, progress);
+    const RunRecord& step = session.run(loaded.inputs, verify, progress);
     if (firstMismatch.empty() && step.verifyMismatch()) firstMismatch = describeMismatch(step, steps);
     nlohmann::json list = nlohmann::json::array();
     for (const OutputValue& o : step.outputs) list.push_back(outputJson(o));

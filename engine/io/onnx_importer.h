@@ -14,6 +14,9 @@ struct OnnxImportOptions {
   // and inputs that feed shape operands (Reshape's shape, Slice's bounds, axes, pads...) are
   // bound as constants from them instead of becoming program inputs.
   std::map<std::string, HostTensor> inputData;
+  // Data of another dtype than the input's is cast to it (as a run binds any program's inputs);
+  // when false it is an error (test data must match the model).
+  bool castInputData = false;
   // Nodes whose operands are all constants are evaluated at import time (with the host
   // executor) when their operands hold at most this many elements in total.
   int64_t foldLimit = int64_t{1} << 18;

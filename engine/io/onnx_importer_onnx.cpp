@@ -82,12 +82,12 @@ class Importer {
       else symbolic = true, shape.push_back(-1);
     }
     if (data != opt_.inputData.end()) {
-      const HostTensor& t = data->second;
-      if (t.dtype() != *dt)
-        throw Error(ErrorCode::DType, "data for input '" + in.name() + "' is " + std::string(dtypeName(t.dtype())) + ", the model says " + std::string(dtypeName(*dt)), at);
-      bool ok = symbolic ? true : t.shape() == shape;
-      if (symbolic && tt.has_shape() && t.shape().size() == shape.size())
-        for (std::size_t i = 0; i < shape.size(); ++i) ok = ok && (shape[i] < 0 || shape[i] == t.shape()[i]);
+      if (data->second.dtype() != *dt && !opt_.castInputData)
+        throw Error(ErrorCode::DType, "data for input '" + in.name() + "' is " + std::string(dtypeName(data->second.dtype())) + ", the model says " + std::string(dtypeName(*dt)), at);
+      const HostTensor t = data->second.dtype() == *dt ? data->second : data->second.castTo(*dt);
+      // Symbolic dims take any size; the rank and the fixed dims must match.
+      bool ok = !tt.has_shape() || t.shape().size() == shape.size();
+      for (std::size_t i = 0; ok && tt.has_shape() && i < shape.size(); ++i) ok = shape[i] < 0 || shape[i] == t.shape()[i];
       if (!ok) throw Error(ErrorCode::Shape, "data for input '" + in.name() + "' has shape " + shapeStr(t.shape()) + ", the model says " + shapeStr(shape), at);
       shape = t.shape();
       if (needConst_.count(in.name())) {

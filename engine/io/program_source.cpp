@@ -1,11 +1,13 @@
 // Extension dispatch for program files.
 #include "engine/io/program_source.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/io/onnx_importer.h"
 
 namespace ks {
 
@@ -21,6 +23,22 @@ Program loadProgramFile(const std::string& path) {
   Program p = parseKs(ss.str(), path);
   p.name = std::filesystem::path(path).stem().string();
   return p;
+}
+
+LoadedProgram loadProgramFile(const std::string& path, InputValues inputs) {
+  if (std::filesystem::path(path).extension() != ".onnx") return {loadProgramFile(path), std::move(inputs)};
+#ifdef KS_WITH_ONNX
+  OnnxImportOptions o;
+  o.castInputData = true;
+  for (const auto& [name, t] : inputs) o.inputData[name] = t;  // the last of a repeated name wins, as in binding
+  OnnxImportResult r = importOnnxModel(path, o);
+  std::erase_if(inputs, [&](const auto& in) {
+    return std::find(r.constantInputs.begin(), r.constantInputs.end(), in.first) != r.constantInputs.end();
+  });
+  return {std::move(r.program), std::move(inputs)};
+#else
+  return {importOnnx(path), std::move(inputs)};
+#endif
 }
 
 #ifndef KS_WITH_ONNX

@@ -192,6 +192,29 @@ PY
   expect 2 "export --step past the last step" -- "$cli" export "$src/samples/softmax.ks" --view fusion --format dot --step 99999 --tune none --cache none --out "$tmp/f.dot"
   grep -q "past the last fusion step" "$tmp/err" || { echo "FAIL: --step 99999 is not refused"; fail=1; }
 fi
+# A model exported with a dynamic batch runs at the batch of its --input data (needs ONNX support).
+dyn="$src/tests/data/onnx/dynamic_batch"
+"$cli" run "$dyn/model.onnx" --devices host >"$tmp/out" 2>"$tmp/err"
+if ! grep -q "no ONNX support" "$tmp/err"; then
+  grep -q "input 'x' has a symbolic" "$tmp/err" || { echo "FAIL: a symbolic input without data is not named"; cat "$tmp/err"; fail=1; }
+  expect 1 "dynamic batch: data of another rank" -- "$cli" run "$dyn/model.onnx" --devices host --input "x=$dyn/test_data_set_0/output_0.pb"
+  grep -q "has shape \[3, 4\], the model says \[-1, 3, 4\]" "$tmp/err" || { echo "FAIL: the rank mismatch does not name both shapes"; cat "$tmp/err"; fail=1; }
+  for k in 0 1; do
+    expect 0 "dynamic batch: run with test_data_set_$k" -- "$cli" run "$dyn/model.onnx" --tune none --cache none --verify --json \
+      --input "x=$dyn/test_data_set_$k/input_0.pb"
+    python3 - "$tmp/out" "$k" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+batch = (3, 17)[int(sys.argv[2])]
+o = d["outputs"][0]
+assert d["verified"] is True, "verify failed"
+assert o["shape"] == [batch, 4], o["shape"]
+rows = [sum(o["values"][i * 4:(i + 1) * 4]) for i in range(batch)]
+assert all(abs(r - 1) < 1e-5 for r in rows), rows  # the model ends with a softmax
+print("ok: dynamic batch %d: outputs [%d, 4], verified" % (batch, batch))
+PY
+  done
+fi
 # export --format json: the picture (nodes, edges, clusters, groups by id) and what a view shows.
 expect 0 "export egraph as json" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --out "$tmp/e.json"
 python3 - "$tmp/e.json" <<'PY' || fail=1

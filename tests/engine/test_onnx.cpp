@@ -16,6 +16,7 @@
 #include "engine/io/onnx_importer.h"
 #include "engine/io/program_source.h"
 #include "engine/io/tensor_file.h"
+#include "engine/session/session.h"
 #ifdef KS_WITH_ONNX
 #include <onnx/onnx_pb.h>
 #endif
@@ -91,7 +92,8 @@ class TestOnnx : public QObject {
   // Samples and own cases: each folder is model + inputs + PyTorch's outputs.
   void ownCases_data() {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"mlp", "cnn", "attention", "test_gelu", "test_gelu_tanh", "test_mish"}) QTest::newRow(n) << n;
+    for (const char* n : {"mlp", "cnn", "attention", "test_gelu", "test_gelu_tanh", "test_mish", "dynamic_batch"})
+      QTest::newRow(n) << n;
   }
   void ownCases() {
 #ifndef KS_WITH_ONNX
@@ -196,6 +198,48 @@ class TestOnnx : public QObject {
     for (int i = 0; i < 24; ++i) x.setDouble(i, i * 0.5);
     auto out = HostExecutor::run(p.graph, p.outputClasses(), bindLeaves(p, {{"x", x}}, 0));
     for (int i = 0; i < 24; ++i) QCOMPARE(out[0].getDouble(i), i * 0.5);
+#endif
+  }
+
+  // A model exported with a dynamic batch (tests/data/gen_dynamic_batch.py) runs at the batch of
+  // the data given for its input, through the loader `run --input` uses; PyTorch's outputs at
+  // batch 3 and 17 from the one model file.
+  void dynamicBatchTakesTheDataBatch() {
+#ifndef KS_WITH_ONNX
+    QSKIP("built without ONNX");
+#else
+    const std::string dir = src("tests/data/onnx/dynamic_batch");
+    for (const char* set : {"test_data_set_0", "test_data_set_1"}) {
+      const HostTensor x = readTensorFile(dir + "/" + set + "/input_0.pb");
+      const HostTensor want = readTensorFile(dir + "/" + set + "/output_0.pb");
+      LoadedProgram loaded = loadProgramFile(dir + "/model.onnx", {{"x", x}});
+      QCOMPARE(loaded.inputs.size(), std::size_t{1});  // x stays an input: only its shape was folded
+      const Program& p = loaded.program;
+      QCOMPARE(p.graph.shape(p.outputs[0].cls), (Shape{x.shape()[0], 4}));
+      SessionOptions o;
+      o.devices = "host";
+      Session session(p, o);
+      const RunRecord& r = session.run(loaded.inputs, false, Progress());
+      QCOMPARE(r.outputs.size(), std::size_t{1});
+      const std::string diff = compareOnnxOutput(r.outputs[0].value, want, 1e-3, 1e-7);
+      QVERIFY2(diff.empty(), (std::string(set) + ": " + diff).c_str());
+    }
+    // Data given as f64 is cast to the model's f32, as when a .ks program's input is bound.
+    const HostTensor x = readTensorFile(dir + "/test_data_set_0/input_0.pb");
+    QCOMPARE(loadProgramFile(dir + "/model.onnx", {{"x", x.castTo(DType::F64)}}).program.graph.leaf(0).dtype, DType::F32);
+    // Without data the symbolic dim is named; data of another rank is refused naming both shapes.
+    try {
+      loadProgramFile(dir + "/model.onnx", {});
+      QFAIL("a symbolic input without data was accepted");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("symbolic") != std::string::npos, e.what());
+    }
+    try {
+      loadProgramFile(dir + "/model.onnx", {{"x", x.reshaped({3, 12})}});
+      QFAIL("data of the wrong rank was accepted");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("[3, 12], the model says [-1, 3, 4]") != std::string::npos, e.what());
+    }
 #endif
   }
 
