@@ -37,6 +37,7 @@ int cmdExport(int argc, char** argv) {
     if (v == ExportView::Timeline) s.run({}, false);
     else s.runTo(Stage::Planned);
   }
+  for (const std::string& w : s.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   const std::size_t steps = s.trace().fusion.trace.steps.size();
   if (options.step >= 0 && v != ExportView::Fusion) throw UsageError{"--step applies to --view fusion only"};
   if (options.step >= 0 && static_cast<std::size_t>(options.step) >= steps)

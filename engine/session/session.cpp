@@ -286,11 +286,17 @@ void Session::plan() {
   std::vector<std::string> names;
   for (auto& dev : devices_) names.push_back(dev.name);
   trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
-  uint64_t key = program_.cacheKey();
-  for (auto& n : names)
-    for (char ch : n) key = (key ^ static_cast<uint64_t>(ch)) * 1099511628211ull;
-  trace_.plan.key = key;
+  trace_.plan.key = planKey();
   prepared_.reset();
+}
+
+// What a plan was made for: the graph (its cache key, Kernel and copy nodes included) and the
+// device selection its steps index. A loaded session checks it against its own graph and devices.
+uint64_t Session::planKey() const {
+  uint64_t key = program_.cacheKey();
+  for (const DeviceInfo& dev : devices_)
+    for (char ch : dev.name) key = (key ^ static_cast<uint64_t>(ch)) * 1099511628211ull;
+  return key;
 }
 
 // ---------------------------------------------------------------- run

@@ -96,6 +96,7 @@ class Session {
   void memoryOps();
   void extract();
   void plan();
+  uint64_t planKey() const;
   void snapshot(Stage s);
   std::vector<HostTensor> execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec);
   std::vector<HostTensor> boundLeaves(const std::vector<std::pair<std::string, HostTensor>>& inputs) const;

@@ -1,5 +1,6 @@
 // Session files (.kss.json, versioned): everything a GUI needs to reopen the pipeline offline.
 // Parameter values given as data (ONNX weights) are not stored; random initializers are.
+#include <algorithm>
 #include <concepts>
 #include <fstream>
 #include <map>
@@ -534,6 +535,16 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
   } catch (const Error& e) {
     const std::string m = readErrorText(e.message(), true);
     throw Error(e.code(), m, e.where().known() ? e.where() : SourceLoc(file));
+  }
+  // The key hashes the engine's own node and kernel structures, so a build that hashes them
+  // differently gives another key for the same graph: a file of a supported version still loads
+  // (its ids were all checked above), and the mismatch is reported. A file without a key (0) has
+  // nothing to compare.
+  if (!s.trace_.plan.steps.empty() && s.trace_.plan.key != 0 && s.trace_.plan.key != s.planKey()) {
+    const std::string w = "the plan's key does not match this graph and device list (the file was edited, or saved "
+                          "by a build that hashes graphs differently): the plan shown may not be the one this graph gets";
+    if (std::find(s.trace_.warnings.begin(), s.trace_.warnings.end(), w) == s.trace_.warnings.end())
+      s.trace_.warnings.push_back(w);
   }
   return s;
 }

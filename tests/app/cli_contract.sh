@@ -262,6 +262,15 @@ d = json.load(open(sys.argv[1]))
 d["version"] = 1e30
 json.dump(d, open(sys.argv[2] + "/v.kss.json", "w"))
 PY
+# A plan whose key does not match its graph and devices loads, with a warning.
+expect 0 "run --session" -- "$cli" run "$tmp/sm0.ks" --tune none --cache none --session "$tmp/s.kss.json"
+expect 0 "export a saved session" -- "$cli" export "$tmp/s.kss.json" --view plan --format json --out "$tmp/plan.json"
+! grep -q "plan's key" "$tmp/err" || { echo "FAIL: a plan key mismatch reported for an untouched session"; cat "$tmp/err"; fail=1; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["devices"][-1]["name"]="opencl:9:9"; json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/s.kss.json" "$tmp/renamed.kss.json"
+expect 0 "export a session whose plan key does not match" -- "$cli" export "$tmp/renamed.kss.json" --view plan --format json --out "$tmp/plan.json"
+grep -q "warning: the plan's key does not match this graph and device list" "$tmp/err" ||
+  { echo "FAIL: a plan key mismatch is not reported"; cat "$tmp/err"; fail=1; }
 expect 1 "export a session with a step reading buffer 99999" -- "$cli" export "$tmp/x.kss.json" --view plan --format json --out "$tmp/plan.json"
 grep -q "x.kss.json.*/trace/plan/steps/2/inputs/0: expected a buffer of the plan (0\.\.[0-9]*), found 99999" "$tmp/err" ||
   { echo "FAIL: buffer 99999 is not named with its JSON pointer"; cat "$tmp/err"; fail=1; }

@@ -3,6 +3,8 @@
 // cancellation returns control quickly and runs off the caller's thread.
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -108,6 +110,20 @@ class TestSession : public QObject {
     QVERIFY(fusionDot.find("label=\"K") != std::string::npos);
     QVERIFY(back.kernelSource(0, "default").find("__kernel") != std::string::npos);
     QVERIFY_THROWS_EXCEPTION(Error, back.run({}, false));
+    // A plan shown against a device list it was not made for would label steps wrongly: the file
+    // loads (its ids are in range), with a warning; the untouched file has none.
+    auto keyWarnings = [](const Session& loaded) {
+      return (int)std::count_if(loaded.trace().warnings.begin(), loaded.trace().warnings.end(),
+                           [](const std::string& w) { return w.find("plan's key does not match") != std::string::npos; });
+    };
+    QCOMPARE(keyWarnings(back), 0);
+    nlohmann::json j = nlohmann::json::parse(s.toJson());
+    j["devices"].back()["name"] = "opencl:9:9";
+    const Session renamed = Session::fromJson(j.dump(), "renamed.kss.json");
+    QCOMPARE(keyWarnings(renamed), 1);
+    QCOMPARE(keyWarnings(Session::fromJson(renamed.toJson(), "again.kss.json")), 1);  // not repeated on a re-save
+    j["trace"]["plan"].erase("key");  // no key: nothing to compare
+    QCOMPARE(keyWarnings(Session::fromJson(j.dump(), "nokey.kss.json")), 0);
     fs::remove(path);
   }
 
