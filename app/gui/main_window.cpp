@@ -167,7 +167,12 @@ void MainWindow::connectController() {
                            .arg(t.extraction.totalNs / 1e3, 0, 'f', 1)
                            .arg(t.compileMs, 0, 'f', 0));
     }
+    warnings_.clear();
+    if (s && s->session)
+      for (const std::string& w : s->session->trace().warnings) warnings_ << QString::fromStdString(w);
+    if (!warnings_.isEmpty()) status_->setText(status_->text() + tr(" — %n warning(s), see the log", nullptr, int(warnings_.size())));
     log(status_->text());
+    for (const QString& w : warnings_) log(tr("warning: %1").arg(w));
     if (!path.isEmpty()) addRecent(path);
   });
   connect(&controller_, &SessionController::failed, this, [this](const CompileFailure& f) {

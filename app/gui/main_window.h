@@ -48,6 +48,8 @@ class MainWindow : public QMainWindow {
   EGraphView* egraphView() const { return egraph_; }
   ProgramView* programView() const { return program_; }
   QString lastError() const { return lastError_; }
+  // The warnings of the session shown (an unusable tuning cache, ...), also in the log.
+  QStringList warnings() const { return warnings_; }
   QString statusMessage() const;
 
   void openFile(const QString& path);
@@ -101,6 +103,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* central_ = nullptr;
   QHash<QDockWidget*, QWidget*> centralPageOf_;  // docks whose graph lives in the centre
   QString lastError_;
+  QStringList warnings_;  // of the session shown
   bool restoredLayout_ = false;
   // Until the first show has settled, the default dock sizes follow the window's size (it becomes
   // maximized after the constructor) and raised docks do not switch the central graph.

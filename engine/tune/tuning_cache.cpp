@@ -1,8 +1,13 @@
 // The in-memory tuning cache and the choice between it and SQLite.
 #include "engine/tune/tuning_cache.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 
@@ -87,6 +92,48 @@ std::string TuningCache::defaultPath() {
   return (base / "kernelscope" / "tuning.sqlite").string();
 }
 
+#ifdef KS_WITH_SQLITE
+namespace {
+// What is at a cache path before anything touches it.
+enum class Found { Nothing, EmptyFile, Sqlite, NotAFile, NotSqlite };
+Found inspect(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || st.type() == fs::file_type::not_found) return Found::Nothing;
+  if (st.type() != fs::file_type::regular) return Found::NotAFile;
+  if (fs::file_size(path, ec) == 0 && !ec) return Found::EmptyFile;
+  char magic[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  in.read(magic, sizeof magic);
+  return in && std::memcmp(magic, "SQLite format 3", 16) == 0 ? Found::Sqlite : Found::NotSqlite;
+}
+
+// No write permission for anyone, or none for us: the owner's wish to keep the file as it is.
+bool readOnly(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::perms p = fs::status(path, ec).permissions();
+  const fs::perms anyWrite = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+  return (p & anyWrite) == fs::perms::none || ::access(path.c_str(), W_OK) != 0;
+}
+
+// Moves `path` to the first of PATH.corrupt, PATH.corrupt.1, ... that does not exist (a hard
+// link, then the unlink: an existing name is never replaced, even by a concurrent run).
+std::string moveAside(const std::string& path) {
+  for (int n = 0; n < 1000; ++n) {
+    const std::string aside = path + ".corrupt" + (n ? "." + std::to_string(n) : "");
+    if (::link(path.c_str(), aside.c_str()) == 0) {
+      ::unlink(path.c_str());
+      return aside;
+    }
+    if (errno != EEXIST) break;
+  }
+  return {};
+}
+}  // namespace
+#endif
+
 std::unique_ptr<TuningCache> TuningCache::open(const std::string& pathIn, std::string* warning) {
   if (pathIn == "none") return makeMemoryCache();
 #ifndef KS_WITH_SQLITE
@@ -95,29 +142,45 @@ std::unique_ptr<TuningCache> TuningCache::open(const std::string& pathIn, std::s
   return std::make_unique<SharedMemoryCache>(pathIn);
 #else
   const std::string path = pathIn.empty() ? defaultPath() : pathIn;
+  auto inMemory = [&](const std::string& why) {
+    if (warning) *warning = "tuning cache " + path + " " + why + "; using an in-memory cache";
+    return makeMemoryCache();
+  };
+  const Found found = inspect(path);
+  if (found == Found::NotAFile) return inMemory("is not a file (a directory?); left as it is");
+  if (found == Found::NotSqlite) return inMemory("is not an SQLite database, so not a tuning cache; left as it is");
+  const bool ro = found == Found::Sqlite && readOnly(path);
+  if (found == Found::Sqlite) {
+    const SqliteOwner owner = sqliteOwner(path);
+    if (owner == SqliteOwner::Foreign) return inMemory("is an SQLite database of something else, not a tuning cache; left as it is");
+    if (owner == SqliteOwner::OtherVersion) return inMemory("is a tuning cache of another version; left as it is");
+    // A database SQLite cannot read is ours only where nobody else puts files: the default path.
+    if (owner == SqliteOwner::Unreadable && !pathIn.empty()) return inMemory("is an SQLite file that cannot be read; left as it is");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   try {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    return makeSqliteCache(path);
+    auto cache = makeSqliteCache(path, ro);
+    if (ro && warning) *warning = "tuning cache " + path + " is read-only: its entries are used, new measurements are not saved";
+    return cache;
   } catch (const Error& e) {
-    // Corrupt or foreign file: move it aside and start a fresh cache.
-    std::error_code ec;
-    const std::string aside = path + ".corrupt";
-    std::filesystem::rename(path, aside, ec);
+    if (found != Found::Sqlite) return inMemory("cannot be created (" + e.message() + ")");
+    if (ro) return inMemory("is read-only and unusable (" + e.message() + "); left as it is");
+    const std::string aside = moveAside(path);
+    if (aside.empty()) return inMemory("is unusable (" + e.message() + ") and cannot be moved aside; left as it is");
     try {
       auto cache = makeSqliteCache(path);
-      if (warning) *warning = "tuning cache " + path + " was unusable (" + e.message() + "); moved it to " + aside + " and started a new one";
+      if (warning) *warning = "tuning cache " + path + " was damaged (" + e.message() + "); moved it to " + aside + " and started a new one";
       return cache;
     } catch (const Error& e2) {
-      if (warning) *warning = "tuning cache " + path + " is unusable (" + e2.message() + "); using an in-memory cache";
-      return makeMemoryCache();
+      return inMemory("was damaged (moved to " + aside + ") and a new one cannot be created (" + e2.message() + ")");
     }
   }
 #endif
 }
 
 #ifndef KS_WITH_SQLITE
-std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path) {
+std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path, bool) {
   throw Error(ErrorCode::Unsupported, "this build has no SQLite (KS_WITH_SQLITE=OFF)", {path});
 }
 #endif

@@ -28,8 +28,12 @@ class TuningCache {
  public:
   virtual ~TuningCache() = default;
   // path: a file (created if missing), "" for the default file under $XDG_CACHE_HOME or
-  // ~/.cache/kernelscope/, or "none" for an in-memory cache. A corrupt or unreadable file is
-  // reported in *warning and rebuilt (or replaced by memory), never fatal.
+  // ~/.cache/kernelscope/, or "none" for an in-memory cache. Never fatal, and never destroys what
+  // is not ours: a directory, a file that is not SQLite, or an SQLite database that is not a
+  // tuning cache is left as it is, reported in *warning, and replaced by an in-memory cache. A
+  // read-only cache (no write permission) is read and not written. Only a cache of ours whose
+  // content is broken is moved aside, to a new name (PATH.corrupt, PATH.corrupt.1, ...), and
+  // started anew.
   static std::unique_ptr<TuningCache> open(const std::string& path, std::string* warning);
   static std::string defaultPath();
 
@@ -45,7 +49,12 @@ class TuningCache {
 
 // The in-memory cache (also the fallback when SQLite is absent or the file is unusable).
 std::unique_ptr<TuningCache> makeMemoryCache();
-// The SQLite cache; throws ks::Error(Io) when the file cannot be opened or is not a cache.
-std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path);
+// The SQLite cache; throws ks::Error(Io) when the file cannot be opened or is not a cache. A
+// read-only one reads the file and drops what is put into it.
+std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path, bool readOnly = false);
+// Whether an SQLite file holds a tuning cache of ours (its meta table names our schema), opening
+// it read-only: Ours, Foreign (a database of something else), or Unreadable (SQLite cannot read it).
+enum class SqliteOwner { Ours, OtherVersion, Foreign, Unreadable };
+SqliteOwner sqliteOwner(const std::string& path);
 
 }  // namespace ks

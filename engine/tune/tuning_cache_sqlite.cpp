@@ -13,23 +13,45 @@ constexpr int kSchemaVersion = 1;
 
 class SqliteCache : public TuningCache {
  public:
-  explicit SqliteCache(const std::string& path) : path_(path) {
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) fail("cannot open");
+  SqliteCache(const std::string& path, bool readOnly) : path_(path), readOnly_(readOnly) {
+    try {
+      openAndCheck();
+    } catch (...) {  // the destructor does not run for a constructor that throws
+      sqlite3_close(db_);
+      throw;
+    }
+  }
+  ~SqliteCache() override { sqlite3_close(db_); }
+
+  void openAndCheck() {
+    const int flags = readOnly_ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
     sqlite3_busy_timeout(db_, 2000);
+    if (!readOnly_) create();
+    // Reading back proves the file is a database of ours, not just something SQLite tolerates.
+    sqlite3_stmt* st = prepare("SELECT value FROM meta WHERE key='schema'");
+    const bool ok = sqlite3_step(st) == SQLITE_ROW && text(st, 0) == std::to_string(kSchemaVersion);
+    sqlite3_finalize(st);
+    if (!ok) fail("unknown schema");
+    // Broken pages would fail later, in the middle of a compile.
+    st = prepare("PRAGMA quick_check");
+    const bool intact = sqlite3_step(st) == SQLITE_ROW && text(st, 0) == "ok";
+    sqlite3_finalize(st);
+    if (!intact) fail("damaged database");
+    if (readOnly_) {  // the tables must be there: nothing can create them
+      sqlite3_finalize(prepare("SELECT kernel, device, schedule, status, ns, reason FROM measurement LIMIT 0"));
+      sqlite3_finalize(prepare("SELECT kernel, device, level, winner, winner_ns, stop_reason, measured FROM search LIMIT 0"));
+    }
+  }
+
+  void create() {
     exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
          "CREATE TABLE IF NOT EXISTS measurement(kernel TEXT, device TEXT, schedule TEXT, status TEXT, ns REAL,"
          " reason TEXT, PRIMARY KEY(kernel, device, schedule));"
          "CREATE TABLE IF NOT EXISTS search(kernel TEXT, device TEXT, level TEXT, winner TEXT, winner_ns REAL,"
          " stop_reason TEXT, measured INTEGER, PRIMARY KEY(kernel, device, level));");
     exec("INSERT OR IGNORE INTO meta VALUES('schema', '" + std::to_string(kSchemaVersion) + "');");
-    // Reading back proves the file is a database of ours, not just something SQLite tolerates.
-    sqlite3_stmt* st = prepare("SELECT value FROM meta WHERE key='schema'");
-    const bool ok = sqlite3_step(st) == SQLITE_ROW &&
-                    std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) == std::to_string(kSchemaVersion);
-    sqlite3_finalize(st);
-    if (!ok) fail("unknown schema");
   }
-  ~SqliteCache() override { sqlite3_close(db_); }
 
   std::vector<CachedMeasurement> measurements(uint64_t kernel, const std::string& device) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -41,6 +63,7 @@ class SqliteCache : public TuningCache {
     return r;
   }
   void putMeasurement(uint64_t kernel, const std::string& device, const CachedMeasurement& m) override {
+    if (readOnly_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     sqlite3_stmt* st = prepare("INSERT OR REPLACE INTO measurement VALUES(?, ?, ?, ?, ?, ?)");
     bindKey(st, kernel, device);
@@ -62,6 +85,7 @@ class SqliteCache : public TuningCache {
     return r;
   }
   void putSearch(uint64_t kernel, const std::string& device, const std::string& level, const CachedSearch& s) override {
+    if (readOnly_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     sqlite3_stmt* st = prepare("INSERT OR REPLACE INTO search VALUES(?, ?, ?, ?, ?, ?, ?)");
     bindKey(st, kernel, device);
@@ -73,6 +97,7 @@ class SqliteCache : public TuningCache {
     step(st);
   }
   void clear() override {
+    if (readOnly_) throw Error(ErrorCode::Io, "tuning cache: read-only (no write permission), not cleared", {path_});
     std::lock_guard<std::mutex> lock(mutex_);
     exec("DELETE FROM measurement; DELETE FROM search;");
   }
@@ -117,11 +142,37 @@ class SqliteCache : public TuningCache {
   }
 
   std::string path_;
+  bool readOnly_ = false;
   sqlite3* db_ = nullptr;
   std::mutex mutex_;
 };
 }  // namespace
 
-std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path) { return std::make_unique<SqliteCache>(path); }
+std::unique_ptr<TuningCache> makeSqliteCache(const std::string& path, bool readOnly) {
+  return std::make_unique<SqliteCache>(path, readOnly);
+}
+
+SqliteOwner sqliteOwner(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return SqliteOwner::Unreadable;
+  }
+  SqliteOwner owner = SqliteOwner::Foreign;
+  sqlite3_stmt* st = nullptr;
+  const int rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema'", -1, &st, nullptr);
+  if (rc == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      const unsigned char* v = sqlite3_column_text(st, 0);
+      owner = v && std::string(reinterpret_cast<const char*>(v)) == std::to_string(kSchemaVersion) ? SqliteOwner::Ours
+                                                                                                    : SqliteOwner::OtherVersion;
+    }
+  } else if (rc != SQLITE_ERROR) {  // SQLITE_ERROR: no such table, a database of something else
+    owner = SqliteOwner::Unreadable;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return owner;
+}
 
 }  // namespace ks

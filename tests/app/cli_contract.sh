@@ -279,6 +279,18 @@ grep -q "/trace/plan/steps/[0-9]*/[a-z]*puts/0: expected a buffer of the plan (t
   { echo "FAIL: an empty buffer list is not named"; cat "$tmp/err"; fail=1; }
 expect 1 "export a session of version 1e30" -- "$cli" export "$tmp/v.kss.json" --view plan --format dot --out "$tmp/plan.dot"
 grep -q "version 1e+30 is not supported" "$tmp/err" || { echo "FAIL: version 1e30 is misreported"; cat "$tmp/err"; fail=1; }
+# --cache never destroys what is not a cache of ours: the run goes on in memory with a warning.
+echo A > "$tmp/t.txt"
+expect 0 "run --cache on a text file" -- "$cli" run "$tmp/sm0.ks" --tune none --cache "$tmp/t.txt"
+grep -q "t.txt is not an SQLite database" "$tmp/err" || { echo "FAIL: a text file as --cache is not named"; cat "$tmp/err"; fail=1; }
+echo B > "$tmp/t.txt"
+expect 0 "run --cache on another text file" -- "$cli" run "$tmp/sm0.ks" --tune none --cache "$tmp/t.txt"
+[ "$(cat "$tmp/t.txt")" = B ] && [ ! -e "$tmp/t.txt.corrupt" ] || { echo "FAIL: --cache moved or changed a text file"; fail=1; }
+mkdir -p "$tmp/mydata" && echo mine > "$tmp/mydata/notes.txt"
+expect 0 "run --cache on a directory" -- "$cli" run "$tmp/sm0.ks" --tune none --cache "$tmp/mydata"
+[ "$(cat "$tmp/mydata/notes.txt")" = mine ] && [ ! -e "$tmp/mydata.corrupt" ] || { echo "FAIL: --cache moved a directory"; fail=1; }
+expect 1 "cache clear on a text file" -- "$cli" cache clear --cache "$tmp/t.txt"
+[ "$(cat "$tmp/t.txt")" = B ] || { echo "FAIL: cache clear changed a text file"; fail=1; }
 expect 0 "cache clear" -- "$cli" cache clear --cache "$tmp/cache.sqlite"
 [ $fail = 0 ] && echo "cli contract: all checks passed"
 exit $fail

@@ -5,7 +5,9 @@
 #include <QDockWidget>
 #include <QSettings>
 #include <QTabWidget>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QFile>
 #include <QTreeWidget>
 #include <QMessageBox>
@@ -313,6 +315,31 @@ class TestMainWindow : public QObject {
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
     QVERIFY(w.controller().snapshot() && w.controller().snapshot()->session);
     QVERIFY(w.controller().snapshot()->session->hasStage(Stage::Planned));
+  }
+
+  // A directory given as the tuning cache stays as it was; the compile goes on with an in-memory
+  // cache and the window shows the warning naming the path.
+  void cacheThatIsNotOursIsLeftAndWarned() {
+    QTemporaryDir dir;
+    const QString mine = dir.filePath("mydata");
+    QVERIFY(QDir().mkpath(mine));
+    QVERIFY(writeFile(mine + "/notes.txt", "mine"));
+    MainWindow w;
+    w.show();
+    w.controller().compileOptions().tune = TuneLevel::None;
+    w.controller().compileOptions().cache = mine.toStdString();
+    w.openFile(sample("softmax.ks"));
+    QVERIFY(waitIdle(w));
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(w.warnings().size(), 1);
+    QVERIFY2(w.warnings().front().contains(mine) && w.warnings().front().contains("not a file"), qPrintable(w.warnings().front()));
+    QVERIFY(w.statusMessage().contains("warning"));
+    QVERIFY(QFileInfo(mine).isDir());
+    QFile notes(mine + "/notes.txt");
+    QVERIFY(notes.open(QIODevice::ReadOnly));
+    QCOMPARE(notes.readAll(), QByteArray("mine"));
   }
 
   void compileSaveReopen() {
