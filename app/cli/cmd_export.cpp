@@ -1,11 +1,11 @@
 // `export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N]
 // [--expand GROUPS] --out PATH`: the pictures and tables of the GUI, headless.
 #include <cstdio>
-#include <fstream>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/program_loader.h"
+#include "engine/core/file_io.h"
 #include "engine/session/exporters.h"
 
 namespace ks::cli {
@@ -44,8 +44,7 @@ int cmdExport(int argc, char** argv) {
     throw UsageError{"--step " + std::to_string(options.step) + " is past the last fusion step (" +
                      (steps ? "0 to " + std::to_string(steps - 1) : std::string("the trace has no steps")) + ")"};
   const std::string data = exportView(s, v, format, options);
-  std::ofstream f(out, std::ios::binary);
-  if (!f || !(f << data)) throw Error(ErrorCode::Io, "cannot write", {out});
+  writeFileAtomically(out, data, "the exported view");
   std::printf("wrote %s (%zu bytes)\n", out.c_str(), data.size());
   return 0;
 }

@@ -1,5 +1,6 @@
 // `run FILE ...`: compile, tune, extract one plan over the listed devices, execute, print the
 // outputs and a per-kernel timing table (or one JSON object with --json).
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "engine/core/file_io.h"
 #include "engine/io/npy.h"
 #include "engine/io/program_source.h"
 #include "engine/session/run_json.h"
@@ -36,6 +38,15 @@ std::string describeMismatch(const RunRecord& r, int steps) {
     if (!o.mismatch.empty()) return where + "the update of param '" + o.name + "' (" + o.mismatch + ")";
   return where + "a value";
 }
+
+// " (2 of 4 values NaN)": min and max skip NaN values, so their count is said.
+std::string nanNote(const HostTensor& t) {
+  int64_t nans = 0;
+  for (int64_t e = 0; e < t.numel(); ++e) nans += std::isnan(t.getDouble(e));
+  if (nans == 0) return {};
+  return nans == t.numel() ? " (all " + std::to_string(nans) + " values NaN)"
+                           : " (" + std::to_string(nans) + " of " + std::to_string(t.numel()) + " values NaN)";
+}
 }  // namespace
 
 int cmdRun(int argc, char** argv) {
@@ -61,6 +72,8 @@ int cmdRun(int argc, char** argv) {
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE (.ks or .onnx)"};
   const SessionOptions options = sessionOptions(flags);
+  // Before the compile, not after it: a path that cannot hold the session (a directory) fails fast.
+  if (!sessionPath.empty()) checkWritableFile(sessionPath, "a session file (.kss.json)");
   // The data is known before the program is built: a model exported with a dynamic batch takes
   // the batch of the data it is given.
   LoadedProgram loaded = loadProgramFile(args.positional()[0], inputsFrom(inputSpecs));
@@ -105,9 +118,9 @@ int cmdRun(int argc, char** argv) {
     for (std::size_t i = 0; i < r.devices.size(); ++i) std::printf("%s%s", i ? ", " : "", r.devices[i].c_str());
     std::printf("\n\noutputs:\n");
     for (const OutputValue& o : r.outputs) {
-      std::printf("  %s: %s%s  min %.6g max %.6g mean %.6g\n    [%s]\n", o.name.c_str(),
+      std::printf("  %s: %s%s  min %.6g max %.6g mean %.6g%s\n    [%s]\n", o.name.c_str(),
                   std::string(dtypeName(o.value.dtype())).c_str(), shapeStr(o.value.shape()).c_str(), o.min, o.max,
-                  o.mean, previewValues(o.value).c_str());
+                  o.mean, nanNote(o.value).c_str(), previewValues(o.value).c_str());
       if (o.verified)
         std::printf("    verify vs host: %s (max |diff| %.3g)\n", o.mismatch.empty() ? "ok" : ("MISMATCH " + o.mismatch).c_str(),
                     o.maxAbsError);

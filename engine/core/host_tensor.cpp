@@ -1,14 +1,24 @@
 // Typed element access for HostTensor.
 #include "engine/core/host_tensor.h"
 
+#include <new>
+
+#include "engine/core/alloc_error.h"
 #include "engine/core/error.h"
 #include "engine/core/half.h"
 #include "engine/core/scalar.h"
 
 namespace ks {
 
-HostTensor::HostTensor(DType t, Shape shape)
-    : dtype_(t), shape_(std::move(shape)), bytes_(static_cast<std::size_t>(ks::numel(shape_)) * dtypeSize(t)) {}
+HostTensor::HostTensor(DType t, Shape shape) : dtype_(t), shape_(std::move(shape)) {
+  const long double bytes = tensorBytes(shape_, dtypeSize(t));
+  if (bytes < 0 || bytes > static_cast<long double>(bytes_.max_size())) throw allocationFailure(t, shape_, bytes, "host memory");
+  try {
+    bytes_.resize(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    throw allocationFailure(t, shape_, bytes, "host memory");
+  }
+}
 
 double HostTensor::getDouble(int64_t i) const {
   switch (dtype_) {

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <tuple>
 
+#include "engine/core/alloc_error.h"
 #include "engine/core/error.h"
 #include "engine/core/half.h"
 #include "engine/core/scalar.h"
@@ -56,7 +58,14 @@ struct View {
 template <class T> View dense(DType t, const Shape& s) {
   View v;
   v.buf = std::make_shared<Buffer>();
-  vecOf<T>(*v.buf).assign(static_cast<std::size_t>(numel(s)), T{});
+  const long double bytes = tensorBytes(s, sizeof(T));  // f16 and the small ints compute as wider types
+  if (bytes < 0 || bytes > static_cast<long double>(vecOf<T>(*v.buf).max_size()) * sizeof(T))
+    throw allocationFailure(t, s, bytes, "host memory (host executor)");
+  try {
+    vecOf<T>(*v.buf).assign(static_cast<std::size_t>(numel(s)), T{});
+  } catch (const std::bad_alloc&) {
+    throw allocationFailure(t, s, bytes, "host memory (host executor)");
+  }
   v.dtype = t;
   v.shape = s;
   v.strides = rowMajorStrides(s);
@@ -604,7 +613,7 @@ class Run {
     findFusedProducts(order);
     for (ClassId c : order) {
       if (fused_.count(c.v)) continue;
-      View v = eval(c);
+      View v = evalNamed(c);
       if (evaluated_) evaluated_->push_back(c);
       values_.emplace(c.v, std::move(v));
       for (ClassId d : operandsOf(c)) release(d);
@@ -643,6 +652,17 @@ class Run {
   }
 
   const View& value(ClassId c) const { return values_.at(c.v); }
+
+  // eval, with the value that could not be allocated named by its class and op.
+  View evalNamed(ClassId c) {
+    try {
+      return eval(c);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Allocation) throw;
+      throw Error(ErrorCode::Allocation, "class %" + std::to_string(c.v) + " (" + g_.structural(c).label() + "): " + e.message(),
+                  e.where(), "host");
+    }
+  }
 
   View leaf(const Node& n) {
     const LeafInfo& info = g_.leaf(n.ref);

@@ -2,10 +2,9 @@
 #include "engine/io/npy.h"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 
 namespace ks {
 namespace {
@@ -106,13 +105,7 @@ HostTensor parseNpy(const std::string& bytes, const std::string& file) {
   return t;
 }
 
-HostTensor readNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "cannot open file", {path});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseNpy(ss.str(), path);
-}
+HostTensor readNpy(const std::string& path) { return parseNpy(readFile(path, "a .npy array"), path); }
 
 std::string npyBytes(const HostTensor& t) {
   const char* code = nullptr;
@@ -137,12 +130,6 @@ std::string npyBytes(const HostTensor& t) {
   return out;
 }
 
-void writeNpy(const std::string& path, const HostTensor& t) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(ErrorCode::Io, "cannot write file", {path});
-  const std::string b = npyBytes(t);
-  out.write(b.data(), static_cast<std::streamsize>(b.size()));
-  if (!out) throw Error(ErrorCode::Io, "write failed", {path});
-}
+void writeNpy(const std::string& path, const HostTensor& t) { writeFileAtomically(path, npyBytes(t), "a .npy array"); }
 
 }  // namespace ks

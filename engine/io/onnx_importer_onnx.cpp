@@ -3,11 +3,10 @@
 // operands are all constants by evaluating them with the host executor at import time.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
+#include "engine/core/file_io.h"
 #include "engine/eval/host_executor.h"
 #include "engine/io/onnx_importer.h"
 #include "engine/io/onnx_proto.h"
@@ -210,13 +209,7 @@ class Importer {
   std::vector<std::string> constantInputs_;
 };
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "cannot open file", {path});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string readAll(const std::string& path) { return readFile(path, "an ONNX model (.onnx)"); }
 
 onnx::ModelProto parseModel(const std::string& bytes, const std::string& file) {
   onnx::ModelProto m;

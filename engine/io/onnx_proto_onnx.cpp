@@ -1,8 +1,7 @@
 // TensorProto / NodeProto conversion and the .pb tensor file reader (needs libonnx).
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "engine/core/file_io.h"
 #include "engine/io/onnx_proto.h"
 #include "engine/io/tensor_file.h"
 
@@ -104,12 +103,8 @@ OnnxNode nodeFromProto(const onnx::NodeProto& n, int64_t opset, std::size_t inde
 }
 
 HostTensor readOnnxTensorFile(const std::string& path, std::string* name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "cannot open file", {path});
-  std::ostringstream ss;
-  ss << in.rdbuf();
   onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str())) throw Error(ErrorCode::Parse, "not a valid onnx.TensorProto (truncated or malformed)", {path});
+  if (!t.ParseFromString(readFile(path, "an ONNX TensorProto (.pb)"))) throw Error(ErrorCode::Parse, "not a valid onnx.TensorProto (truncated or malformed)", {path});
   if (name) *name = t.name();
   return tensorFromProto(t, "tensor '" + t.name() + "'", {path});
 }

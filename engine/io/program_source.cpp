@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/io/onnx_importer.h"
 
 namespace ks {
@@ -16,11 +15,7 @@ Program loadProgramFile(const std::string& path) {
   if (ext == ".onnx") return importOnnx(path);
   if (ext != ".ks")
     throw Error(ErrorCode::Usage, "unknown program type '" + ext + "' (expected .ks or .onnx)", {path});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "cannot open file", {path});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  Program p = parseKs(ss.str(), path);
+  Program p = parseKs(readFile(path, "a .ks program"), path);
   p.name = std::filesystem::path(path).stem().string();
   return p;
 }

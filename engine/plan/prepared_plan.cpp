@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "engine/core/alloc_error.h"
 #include "engine/core/error.h"
 #include "engine/devices/openblas_gemm.h"
 
@@ -62,7 +63,7 @@ struct PreparedPlan::Impl {
   std::shared_ptr<OpenCLDevice> poolDevice(uint32_t pool) const {
     return pool == 0 ? nullptr : rt.opencl(rt.deviceOfPool(pool));
   }
-  void allocate(const ExecPlan& plan);
+  void allocate(const PlanSource& src);
   Step prepareCopy(const PlanSource& src, const PlanStep& s);
   Step prepareLaunch(const PlanSource& src, const PlanStep& s);
   std::byte* hostPtr(std::vector<HostTensor>& leaves, uint32_t b) {
@@ -86,18 +87,42 @@ struct PreparedPlan::Impl {
   }
 };
 
-void PreparedPlan::Impl::allocate(const ExecPlan& plan) {
+namespace {
+// The values that live in allocation `a`, for an error: "%5 f32[1048576, 1048576]" and how many more.
+std::string valuesIn(const PlanSource& src, std::size_t a) {
+  std::string s;
+  int n = 0;
+  for (const PlanBuffer& b : src.plan.buffers) {
+    if (b.allocation != a || b.leaf) continue;
+    if (n++ < 3)
+      s += (s.empty() ? "" : ", ") + ("%" + std::to_string(b.cls.v) + " " + std::string(dtypeName(src.graph.dtype(b.cls)))) +
+           shapeStr(src.graph.shape(b.cls));
+  }
+  if (n > 3) s += " and " + std::to_string(n - 3) + " more";
+  return s.empty() ? std::string("no value") : s;
+}
+}  // namespace
+
+void PreparedPlan::Impl::allocate(const PlanSource& src) {
+  const ExecPlan& plan = src.plan;
   mem.resize(plan.allocations.size());
   for (std::size_t a = 0; a < plan.allocations.size(); ++a) {
     const PlanAllocation& al = plan.allocations[a];
+    const std::string what = " for " + valuesIn(src, a);
     if (al.pool == 0) {
       try {
         mem[a].host.resize(static_cast<std::size_t>(al.bytes));
       } catch (const std::bad_alloc&) {
-        throw Error(ErrorCode::Allocation, "cannot allocate " + std::to_string(al.bytes) + " bytes of host memory");
+        throw Error(ErrorCode::Allocation, "cannot allocate " + bytesStr(al.bytes) + " of host memory" + what, {}, "host");
       }
-    } else {
-      mem[a].device = poolDevice(al.pool)->alloc(static_cast<std::size_t>(std::max<int64_t>(al.bytes, 4)));
+      continue;
+    }
+    const auto dev = poolDevice(al.pool);
+    try {
+      mem[a].device = dev->alloc(static_cast<std::size_t>(std::max<int64_t>(al.bytes, 4)));
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Allocation) throw;
+      throw Error(ErrorCode::Allocation, e.message() + what, e.where(), dev->info().id);
     }
   }
 }
@@ -177,7 +202,7 @@ PreparedPlan::PreparedPlan(const PlanSource& source, DeviceRuntime& runtime, std
     m.leafOf[b] = source.graph.structural(m.buffers[b].cls).ref;
     if (m.leafOf[b] >= leaves_.size()) throw Error(ErrorCode::Internal, "plan: a leaf without a bound value");
   }
-  m.allocate(plan);
+  m.allocate(source);
   for (int64_t p : plan.peakBytes) m.peakBytes += p;
   std::set<OpenCLDevice*> seen;
   for (const PlanStep& s : plan.steps) {

@@ -56,6 +56,18 @@ HostTensor Program::paramValue(std::size_t i) const {
   return t;
 }
 
+namespace {
+// Runs `make`; a tensor it cannot allocate is named (`what`: "input 'x'").
+template <class F> HostTensor named(const std::string& what, F make) {
+  try {
+    return make();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::Allocation) throw;
+    throw Error(ErrorCode::Allocation, what + ": " + e.message(), e.where(), e.op());
+  }
+}
+}  // namespace
+
 std::vector<HostTensor> bindLeaves(const Program& p, const std::vector<std::pair<std::string, HostTensor>>& given,
                                    uint64_t seed) {
   std::vector<HostTensor> leaves(p.graph.leaves().size());
@@ -63,7 +75,8 @@ std::vector<HostTensor> bindLeaves(const Program& p, const std::vector<std::pair
     const LeafInfo& l = p.graph.leaves()[i];
     if (l.kind == LeafKind::Constant) leaves[i] = *l.data;
   }
-  for (std::size_t i = 0; i < p.params.size(); ++i) leaves[p.params[i].leaf] = p.paramValue(i);
+  for (std::size_t i = 0; i < p.params.size(); ++i)
+    leaves[p.params[i].leaf] = named("param '" + p.params[i].name + "'", [&] { return p.paramValue(i); });
   bindInputs(p, given, seed, leaves);
   return leaves;
 }
@@ -83,7 +96,7 @@ void bindInputs(const Program& p, const std::vector<std::pair<std::string, HostT
       found = true;
     }
     if (found) continue;
-    HostTensor t(l.dtype, l.shape);
+    HostTensor t = named("input '" + in.name + "'", [&] { return HostTensor(l.dtype, l.shape); });
     Random rng(seed * 1000003ull + k);
     for (int64_t e = 0; e < t.numel(); ++e) {
       if (isFloat(l.dtype)) t.setDouble(e, rng.uniform(-1.0, 1.0));

@@ -5,14 +5,20 @@
 
 namespace ks {
 
+namespace {
+// JSON has no NaN or infinity: the strings "nan", "inf", "-inf", as in session files.
+nlohmann::json number(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+}  // namespace
+
 nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
   nlohmann::json values = nlohmann::json::array();
   const int64_t n = std::min<int64_t>(o.value.numel(), static_cast<int64_t>(maxValues));
   for (int64_t i = 0; i < n; ++i) {
     if (isFloat(o.value.dtype())) {
-      const double v = o.value.getDouble(i);
-      if (std::isfinite(v)) values.push_back(v);
-      else values.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+      values.push_back(number(o.value.getDouble(i)));
     } else {
       values.push_back(o.value.getInt(i));
     }
@@ -21,9 +27,9 @@ nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
                       {"dtype", dtypeName(o.value.dtype())},
                       {"shape", o.value.shape()},
                       {"values", values},
-                      {"min", o.min},
-                      {"max", o.max},
-                      {"mean", o.mean}};
+                      {"min", number(o.min)},
+                      {"max", number(o.max)},
+                      {"mean", number(o.mean)}};
   if (o.verified) j["verify"] = {{"ok", o.mismatch.empty()}, {"max_abs_error", o.maxAbsError}, {"mismatch", o.mismatch}};
   return j;
 }

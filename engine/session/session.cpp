@@ -67,17 +67,24 @@ OutputValue describeOutput(const std::string& name, const HostTensor& value) {
   o.name = name;
   o.value = value;
   const int64_t n = value.numel();
+  // min and max of the values that are not NaN (NaN when all are); the mean is NaN when any is.
   double sum = 0;
+  int64_t nans = 0;
   o.min = INFINITY;
   o.max = -INFINITY;
   for (int64_t e = 0; e < n; ++e) {
     const double v = value.getDouble(e);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
     o.min = std::min(o.min, v);
     o.max = std::max(o.max, v);
     sum += v;
   }
-  o.mean = n ? sum / n : 0;
+  o.mean = n == 0 ? 0 : nans ? NAN : sum / static_cast<double>(n);
   if (n == 0) o.min = o.max = 0;
+  if (n > 0 && nans == n) o.min = o.max = NAN;
   return o;
 }
 

@@ -1,12 +1,12 @@
 // Session files (.kss.json, versioned): everything a GUI needs to reopen the pipeline offline.
 // Parameter values given as data (ONNX weights) are not stored; random initializers are.
 #include <algorithm>
+#include <cmath>
 #include <concepts>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "engine/core/file_io.h"
 #include "engine/core/json_read.h"
 #include "engine/core/scalar_json.h"
 #include "engine/devices/device_runtime.h"
@@ -18,6 +18,7 @@
 namespace ks {
 
 namespace {
+constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 2: the e-graph may hold merged classes (graph JSON version 2) and the trace has "rewrite".
 // Version 1 files load as they are (no rewrite ran).
 constexpr int kVersion = 2;
@@ -164,6 +165,17 @@ void fields(Is<RewriteTrace> auto& t, auto&& f) {  // and "report"
 }
 // One member to JSON and back; ids are stored as their numbers, a GemmSpec as a record.
 json field(const auto& v) { return v; }
+// JSON has no NaN or infinity (nlohmann writes null): they are the strings "nan", "inf", "-inf",
+// as in tensor values. null, which older files hold for them, reads as NaN.
+json field(double v) { return std::isfinite(v) ? json(v) : json(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"); }
+double nonFinite(const json& j) {
+  if (j.is_null()) return NAN;
+  const std::string s = j.get<std::string>();
+  if (s == "nan") return NAN;
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  throw Error(ErrorCode::Parse, "expected a number, \"nan\", \"inf\" or \"-inf\", found \"" + s + "\"");
+}
 json field(ClassId c) { return c.v; }
 json field(NodeId n) { return n.v; }
 json field(TuneStatus s) { return toString(s); }
@@ -172,6 +184,7 @@ template <class T>
 void read(const json& j, T& v) { v = jsonAs<T>(j); }
 void read(const json& j, ClassId& c) { c = ClassId(jsonAs<uint32_t>(j)); }
 void read(const json& j, NodeId& n) { n = NodeId(jsonAs<uint32_t>(j)); }
+void read(const json& j, double& v) { v = j.is_null() || j.is_string() ? nonFinite(j) : jsonAs<double>(j); }
 void read(const json& j, TuneStatus& s) {
   const auto status = tuneStatusFrom(j.get<std::string>());
   if (!status) throw Error(ErrorCode::Parse, "unknown tuning status '" + j.get<std::string>() + "'");
@@ -240,8 +253,8 @@ void readRewriteOptions(const json& o, RuleSelection& sel) {
 }
 
 json tensorJson(const HostTensor& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.getDouble(i));
+  json v = json::array();
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(field(t.getDouble(i)));
   return {{"dtype", dtypeName(t.dtype())}, {"shape", t.shape()}, {"values", v}};
 }
 // The count is checked before anything is allocated: a file can claim any shape.
@@ -260,9 +273,8 @@ HostTensor tensorFrom(const json& j) {
   HostTensor t(dtypeOf(j, "dtype"), shape);
   for (int64_t i = 0; i < t.numel(); ++i) {
     JsonPath ai(static_cast<std::size_t>(i));
-    if (v[i].is_string()) {
-      const std::string s = v[i];
-      t.setDouble(i, s == "nan" ? NAN : s == "inf" ? INFINITY : -INFINITY);
+    if (v[i].is_string() || v[i].is_null()) {
+      t.setDouble(i, nonFinite(v[i]));
     } else {
       t.setDouble(i, v[i].get<double>());
     }
@@ -549,23 +561,8 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
   return s;
 }
 
-void Session::save(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw Error(ErrorCode::Io, "cannot write session file", {path});
-    out << toJson();
-    if (!out) throw Error(ErrorCode::Io, "writing the session file failed", {path});
-  }
-  std::rename(tmp.c_str(), path.c_str());
-}
+void Session::save(const std::string& path) const { writeFileAtomically(path, toJson(), kSessionFileWhat); }
 
-Session Session::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "cannot open session file", {path});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return fromJson(ss.str(), path);
-}
+Session Session::load(const std::string& path) { return fromJson(readFile(path, kSessionFileWhat), path); }
 
 }  // namespace ks

@@ -291,6 +291,36 @@ expect 0 "run --cache on a directory" -- "$cli" run "$tmp/sm0.ks" --tune none --
 [ "$(cat "$tmp/mydata/notes.txt")" = mine ] && [ ! -e "$tmp/mydata.corrupt" ] || { echo "FAIL: --cache moved a directory"; fail=1; }
 expect 1 "cache clear on a text file" -- "$cli" cache clear --cache "$tmp/t.txt"
 [ "$(cat "$tmp/t.txt")" = B ] || { echo "FAIL: cache clear changed a text file"; fail=1; }
+# Paths that are directories are named as such; a session is never half-written.
+mkdir -p "$tmp/sdir" "$tmp/d.ks" "$tmp/d.npy" && echo mine > "$tmp/sdir/notes.txt"
+expect 1 "run --session DIRECTORY" -- "$cli" run "$tmp/sm0.ks" --devices host --session "$tmp/sdir"
+grep -q "sdir: is a directory, not a session file" "$tmp/err" || { echo "FAIL: run --session DIR is not named"; cat "$tmp/err"; fail=1; }
+[ "$(cat "$tmp/sdir/notes.txt")" = mine ] && ! ls "$tmp" | grep -q "^sdir\." ||
+  { echo "FAIL: run --session DIR changed or left files"; ls "$tmp"; fail=1; }
+expect 1 "run a directory named .ks" -- "$cli" run "$tmp/d.ks" --devices host
+grep -q "d.ks: is a directory, not a .ks program" "$tmp/err" || { echo "FAIL: a .ks directory is not named"; cat "$tmp/err"; fail=1; }
+expect 1 "--input a directory named .npy" -- "$cli" run "$tmp/sm0.ks" --devices host --input "x=$tmp/d.npy"
+grep -q "d.npy: is a directory, not a .npy array" "$tmp/err" || { echo "FAIL: a .npy directory is not named"; cat "$tmp/err"; fail=1; }
+# A tensor larger than memory names its value, shape, bytes and memory.
+printf 'input x: f32[16777216, 1]\ny = x + reshape(x, [1, 16777216])\noutput y\n' >"$tmp/big.ks"
+expect 1 "run a value larger than memory" -- "$cli" run "$tmp/big.ks" --devices host
+grep -q "(add): cannot allocate f32\[16777216, 16777216\] (1125899906842624 bytes (1.0 PiB)) in host memory" "$tmp/err" ||
+  { echo "FAIL: an allocation failure does not name the value"; cat "$tmp/err"; fail=1; }
+# NaN outputs: min and max skip them, the report counts them.
+printf 'input x: f32[4]\ny = log(x - 2)\noutput y\n' >"$tmp/nan.ks"  # x is drawn from [-1, 1]: all NaN
+expect 0 "run an all-NaN output" -- "$cli" run "$tmp/nan.ks" --devices host
+grep -q "min nan max nan mean nan (all 4 values NaN)" "$tmp/out" || { echo "FAIL: all-NaN statistics"; cat "$tmp/out"; fail=1; }
+expect 0 "run --json an all-NaN output" -- "$cli" run "$tmp/nan.ks" --devices host --json
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["outputs"][0]; sys.exit(0 if (o["min"], o["max"], o["mean"]) == ("nan",)*3 else 1)' "$tmp/out" ||
+  { echo "FAIL: all-NaN statistics in --json"; cat "$tmp/out"; fail=1; }
+# Without an OpenCL driver, devices says so.
+mkdir -p "$tmp/noicd"
+expect 0 "devices without an OpenCL driver" -- env OCL_ICD_VENDORS="$tmp/noicd" "$cli" devices
+grep -q "note: no OpenCL platform: the OpenCL loader found no driver (no .icd file in $tmp/noicd)" "$tmp/out" ||
+  { echo "FAIL: devices without OpenCL has no note"; cat "$tmp/out"; fail=1; }
+expect 0 "devices --json without an OpenCL driver" -- env OCL_ICD_VENDORS="$tmp/noicd" "$cli" devices --json
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" && grep -q "note: no OpenCL platform" "$tmp/err" ||
+  { echo "FAIL: devices --json without OpenCL"; fail=1; }
 expect 0 "cache clear" -- "$cli" cache clear --cache "$tmp/cache.sqlite"
 [ $fail = 0 ] && echo "cli contract: all checks passed"
 exit $fail
