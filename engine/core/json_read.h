@@ -50,6 +50,20 @@ inline std::string readErrorText(std::string m, bool outermost) {
   return m;
 }
 
+// Deeper than any file of ours nests (a session reaches 10 levels). nlohmann's parser is iterative,
+// but dump(), copies, comparisons and conversions recurse once per level: a file of 100,000 '['
+// would overflow the stack of whatever reads it.
+constexpr int kMaxJsonDepth = 128;
+
+// json::parse that refuses a value nested deeper than kMaxJsonDepth (Error(Parse) naming the limit).
+inline nlohmann::json parseJson(const std::string& text) {
+  return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
+    if (depth > kMaxJsonDepth)
+      throw Error(ErrorCode::Parse, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (the limit for a Kernelscope file)");
+    return true;
+  });
+}
+
 template <class T>
 struct IsVector : std::false_type {};
 template <class T>

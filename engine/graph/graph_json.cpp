@@ -139,7 +139,7 @@ Graph Graph::fromJson(const std::string& text) {
   const bool outermost = JsonPath::current().empty();
   Graph g;
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
+    const nlohmann::json j = parseJson(text);
     if (!j.is_object()) throw Error(ErrorCode::Parse, "expected an object");
     const int version = jsonGet<int>(j, "version", 1);
     if (version < 1 || version > 2) {

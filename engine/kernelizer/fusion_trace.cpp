@@ -293,7 +293,7 @@ std::string FusionTrace::toJson(int indent) const {
 FusionTrace FusionTrace::fromJson(const std::string& text) {
   const bool outermost = JsonPath::current().empty();
   try {
-    const json j = json::parse(text);
+    const json j = parseJson(text);
     if (!j.is_object() || j.value("format", "") != "kernelscope-fusion-trace")
       throw Error(ErrorCode::Parse, "not a fusion trace (format field missing or different)");
     FusionTrace t;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/codegen/opencl_emitter.h"
+#include "engine/core/json_read.h"
 #include "engine/core/tolerance.h"
 #include "engine/devices/device_runtime.h"
 #include "engine/eval/host_executor.h"
@@ -445,7 +446,7 @@ std::string Session::kernelSource(uint32_t kernel, const std::string& schedule, 
   DeviceLimits limits;
   bool found = schedule.empty() || schedule == "default";
   auto pick = [&](const std::string& json, uint32_t device) {
-    s = Schedule::fromJson(nlohmann::json::parse(json));
+    s = Schedule::fromJson(parseJson(json));
     limits = limitsOf(devices_.at(device));
     found = true;
   };

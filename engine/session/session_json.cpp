@@ -514,7 +514,7 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
   Session s;
   JsonPath::current().clear();
   try {
-    const json j = json::parse(text);
+    const json j = parseJson(text);
     if (!j.is_object() || j.value("format", "") != "kernelscope-session")
       throw Error(ErrorCode::Parse, "not a Kernelscope session file (no \"format\": \"kernelscope-session\")");
     const json version = j.value("version", json());

@@ -10,6 +10,7 @@
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/cancellable.h"
+#include "engine/core/json_read.h"
 #include "engine/core/tolerance.h"
 #include "engine/kernel/lowering.h"
 #include "engine/program/random.h"
@@ -162,7 +163,7 @@ class DeviceTuning {
     if (!cached) return false;
     const Kernel& k = kernels_[ki].fused.kernel;
     try {
-      const Schedule sched = Schedule::fromJson(nlohmann::json::parse(cached->winner));
+      const Schedule sched = Schedule::fromJson(parseJson(cached->winner));
       w.lowered = {lowerKernel(k, sched, limits_)};
       w.scheds = {sched};
       w.search.winner = sched.str();
@@ -182,7 +183,7 @@ class DeviceTuning {
       const std::optional<TuneStatus> status = tuneStatusFrom(m.status);
       std::string sched;
       try {
-        if (status) sched = Schedule::fromJson(nlohmann::json::parse(m.schedule)).str();
+        if (status) sched = Schedule::fromJson(parseJson(m.schedule)).str();
       } catch (const std::exception&) {
         sched.clear();
       }

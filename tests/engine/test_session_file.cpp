@@ -113,6 +113,32 @@ class TestSessionFile : public QObject {
     QVERIFY2(has(message, expected.toStdString()), message.c_str());
     QVERIFY2(!has(message, "json.exception"), message.c_str());
   }
+
+  // A value nested 100,000 deep (in the graph, and as a version) is refused naming the limit:
+  // reading it would recurse once per level (dump, copy, conversion) and overflow the stack.
+  void deepNestingIsRefused() {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    std::string text = fixture().dump();
+    for (const auto& [key, with] : {std::pair{std::string("\"graph\":{"), std::string("\"graph\":{\"deep\":") + deep + ","},
+                                    std::pair{std::string("\"version\":1"), std::string("\"version\":") + deep}}) {
+      std::string edited = text;
+      const std::size_t at = edited.find(key);
+      QVERIFY2(at != std::string::npos, key.c_str());
+      edited.replace(at, key.size(), with);
+      const std::string path = tempPath("deep.kss.json");
+      std::ofstream(path) << edited;
+      std::string message;
+      try {
+        Session::load(path);
+      } catch (const Error& e) {
+        message = e.what();
+      }
+      fs::remove(path);
+      QVERIFY2(has(message, "deep.kss.json: nested deeper than 128 levels"), message.c_str());
+    }
+    // The limit is far above what a session nests: the fixture loads from its text as well.
+    QVERIFY(Session::fromJson(text).hasStage(Stage::Planned));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestSessionFile)
