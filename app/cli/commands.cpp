@@ -13,6 +13,7 @@ int cmdSelftest(int argc, char** argv);
 int cmdExport(int argc, char** argv);
 int cmdExplainFusion(int argc, char** argv);
 int cmdCache(int argc, char** argv);
+int cmdDiff(int argc, char** argv);
 
 const Command kCommands[] = {
     {"devices", "devices [--json]   list every device: host, opencl:P:D, openblas", cmdDevices},
@@ -29,6 +30,8 @@ const Command kCommands[] = {
      cmdExport},
     {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B   the step and rule that put two classes in different kernels",
      cmdExplainFusion},
+    {"diff", "diff A.kss.json B.kss.json [--json]   two sessions matched by structure: per-kernel times, plan steps changed, the decisions that differ",
+     cmdDiff},
     {"cache", "cache clear [--cache PATH]   empty the tuning cache", cmdCache},
     {"check", "check [--devices L] [--min-pass P] [--summary] [--verbose] [--timeout S] DIR...   run ONNX backend-test folders",
      cmdCheck},

@@ -279,6 +279,43 @@ grep -q "/trace/plan/steps/[0-9]*/[a-z]*puts/0: expected a buffer of the plan (t
   { echo "FAIL: an empty buffer list is not named"; cat "$tmp/err"; fail=1; }
 expect 1 "export a session of version 1e30" -- "$cli" export "$tmp/v.kss.json" --view plan --format dot --out "$tmp/plan.dot"
 grep -q "version 1e+30 is not supported" "$tmp/err" || { echo "FAIL: version 1e30 is misreported"; cat "$tmp/err"; fail=1; }
+# diff: two sessions; exit 0 however much they differ, bad files exit 1 naming the file.
+expect 0 "diff a session with itself --json" -- "$cli" diff "$fx" "$fx" --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {"a", "b", "classes", "kernels", "plan", "decisions"} <= set(d), set(d)
+for side in (d["a"], d["b"]):
+    assert {"file", "program", "devices", "tune", "classes", "kernels", "plan_steps", "predicted_us", "run_us", "times"} <= set(side), side
+assert {"matched", "only_a", "only_b"} <= set(d["classes"]) and d["classes"]["only_a"] == [] and d["classes"]["only_b"] == []
+assert d["kernels"], "no kernels"
+for k in d["kernels"]:
+    need = {"name", "kind", "hash", "status", "name_a", "name_b", "time_a_us", "time_b_us", "delta_us", "device_a", "device_b",
+            "schedule_a", "schedule_b", "compiled_a", "compiled_b"}
+    assert need <= set(k), need - set(k)
+    assert k["status"] == "same" and k["time_a_us"] == k["time_b_us"] and k["delta_us"] == 0, k
+p = d["plan"]
+assert {"only_a", "only_b", "changed", "same"} <= set(p) and p["only_a"] == p["only_b"] == p["changed"] == [] and p["same"] > 0, p
+f = d["decisions"]["fusion"]
+assert {"steps_a", "steps_b", "first_difference", "a", "b", "only_a", "only_b"} <= set(f) and f["first_difference"] is None, f
+assert d["decisions"]["plan"] == []
+print("ok: diff --json keys, a session equal to itself")
+PY
+expect 0 "diff as a table" -- "$cli" diff "$fx" "$tmp/s.kss.json"
+grep -q "^kernel .*status" "$tmp/out" && grep -q "^plan: " "$tmp/out" && grep -q "^decisions:" "$tmp/out" ||
+  { echo "FAIL: the diff table lacks its sections"; cat "$tmp/out"; fail=1; }
+expect 2 "diff with one file" -- "$cli" diff "$fx"
+expect 2 "diff with three files" -- "$cli" diff "$fx" "$fx" "$fx"
+expect 1 "diff a missing file" -- "$cli" diff "$fx" "$tmp/nope.kss.json"
+grep -q "nope.kss.json" "$tmp/err" || { echo "FAIL: diff does not name the missing file"; cat "$tmp/err"; fail=1; }
+expect 1 "diff an edited session" -- "$cli" diff "$tmp/x.kss.json" "$fx"
+grep -q "x.kss.json.*/trace/plan/steps/2/inputs/0" "$tmp/err" || { echo "FAIL: diff does not name the bad value"; cat "$tmp/err"; fail=1; }
+echo '{"a": 1}' > "$tmp/notsession.kss.json"
+expect 1 "diff a JSON file that is no session" -- "$cli" diff "$fx" "$tmp/notsession.kss.json"
+grep -q "notsession.kss.json" "$tmp/err" || { echo "FAIL: diff does not name the file that is no session"; cat "$tmp/err"; fail=1; }
+expect 0 "run --devices host --session" -- "$cli" run "$tmp/sm0.ks" --devices host --session "$tmp/host.kss.json"
+expect 1 "diff a session without a plan" -- "$cli" diff "$tmp/host.kss.json" "$fx"
+grep -q "host.kss.json: has no plan to compare" "$tmp/err" || { echo "FAIL: a session without a plan is not named"; cat "$tmp/err"; fail=1; }
 # --cache never destroys what is not a cache of ours: the run goes on in memory with a warning.
 echo A > "$tmp/t.txt"
 expect 0 "run --cache on a text file" -- "$cli" run "$tmp/sm0.ks" --tune none --cache "$tmp/t.txt"
