@@ -83,6 +83,11 @@ DevicesView::DevicesView(SessionContext* context, QWidget* parent) : QWidget(par
   baseline_->addItem(tr("speed-up vs slowest"), QString());
   summary_ = new QLabel(tr("Nothing loaded."), this);
   summary_->setWordWrap(true);
+  note_ = new QLabel(this);
+  note_->setObjectName("DevicesNote");
+  note_->setWordWrap(true);
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  note_->hide();
   auto* chart = new QChart;
   chart->setTitle(tr("Time per kernel and in total (us)"));
   chart->legend()->setAlignment(Qt::AlignBottom);
@@ -104,6 +109,7 @@ DevicesView::DevicesView(SessionContext* context, QWidget* parent) : QWidget(par
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(top);
+  layout->addWidget(note_);
   layout->addWidget(split, 1);
 
   connect(compareButton_, &QPushButton::clicked, this, [this] {
@@ -157,6 +163,8 @@ void DevicesView::fillDevices(const SessionSnapshot& s) {
   // Keep the user's ticks across refreshes; a first fill ticks every selection.
   const bool first = devices_->rowCount() == 0;
   const QStringList wasChecked = checkedSelections();
+  note_->setText(s.devicesNote.isEmpty() ? QString() : tr("Note: %1").arg(s.devicesNote));
+  note_->setVisible(!s.devicesNote.isEmpty());
   std::vector<DeviceInfo> found = s.devicesFound;
   if (found.empty() && s.session) found = s.session->devices();
   // A compared selection keeps its measured peaks even when discovery has none yet.
@@ -417,6 +425,7 @@ void DevicesView::sessionClosed() {
   devices_->removeRows(0, devices_->rowCount());
   compare_->clear();
   summary_->setText(tr("Nothing loaded."));
+  note_->hide();
   buildChart({});
 }
 

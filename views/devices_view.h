@@ -36,6 +36,8 @@ class DevicesView : public QWidget, public SessionView {
   QTableView* comparisonTable() const { return compareTable_; }
   QPushButton* compareButton() const { return compareButton_; }
   QComboBox* baselineBox() const { return baseline_; }
+  // Why no OpenCL device is listed (hidden when one is).
+  QLabel* noteLabel() const { return note_; }
   // The checked selections (each a --devices list: "host", "opencl:0:0,openblas").
   QStringList checkedSelections() const;
   void setChecked(const QStringList& selections);
@@ -66,6 +68,7 @@ class DevicesView : public QWidget, public SessionView {
   QPushButton* compareButton_;
   QComboBox* baseline_;
   QLabel* summary_;
+  QLabel* note_;
   QChartView* chartView_;
   QSplitter* split_;
   bool updating_ = false;

@@ -34,6 +34,9 @@ struct SessionSnapshot {
   // measured. Null/empty until known.
   std::shared_ptr<const DeviceComparison> comparison;
   std::vector<DeviceInfo> devicesFound;
+  // Why devicesFound holds no OpenCL device ("" when it does, or before any discovery): nothing
+  // compiles fused kernels without one, so the Devices view says so.
+  QString devicesNote;
 };
 
 // A failed load or compile, with the place when the engine knew it.

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/devices/device_peaks.h"
+#include "engine/devices/opencl_platforms.h"
 #include "engine/io/program_source.h"
 
 namespace ks {
@@ -54,6 +55,11 @@ CompileFailure failureOf(const Error& e, const QString& path, const QString& sou
 }
 }  // namespace
 
+void SessionController::discover(Outcome& o) {
+  o.devicesFound = discoverDevices();
+  o.devicesNote = QString::fromStdString(openclAbsenceNote());
+}
+
 void SessionController::loadProgramFile(const QString& path) {
   runJob(RequestKind::Program, tr("Loading %1").arg(QFileInfo(path).fileName()), [path](const std::atomic<bool>&) {
     Outcome o;
@@ -74,7 +80,7 @@ void SessionController::loadProgramFile(const QString& path) {
       }
       o.program = std::make_shared<Program>(ks::loadProgramFile(path.toStdString()));
       o.programKey = o.program->cacheKey();
-      o.devicesFound = discoverDevices();  // the Devices view offers them before any compile
+      discover(o);  // the Devices view offers them before any compile
     } catch (const Error& e) {
       o.failure = failureOf(e, path, o.source);
     } catch (const std::exception& e) {
@@ -143,7 +149,7 @@ void SessionController::compile() {
       std::string selection;
       for (const DeviceInfo& d : session->devices()) selection += (selection.empty() ? "" : ",") + d.name;
       o.entries.push_back(comparisonEntryOf(*session, selection));
-      o.devicesFound = discoverDevices();
+      discover(o);
       fillPeaks(o.devicesFound);
       o.program = std::shared_ptr<const Program>(session, &session->program());
       o.session = session;
@@ -172,7 +178,7 @@ void SessionController::compareDevices(const QStringList& selections, int repeat
       if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
       const Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
       o.programKey = p.cacheKey();
-      o.devicesFound = discoverDevices();
+      discover(o);
       for (std::size_t i = 0; i < sels.size(); ++i) {
         auto report = [this, i, n = sels.size()](double f, const std::string& what) {
           QMetaObject::invokeMethod(
@@ -252,7 +258,10 @@ void SessionController::finishJob(RequestKind kind, quint64 generation, const Ou
   j.cancel.reset();
   j.running = false;
   updateBusy(QString());
-  if (!o.devicesFound.empty()) devicesFound_ = o.devicesFound;
+  if (!o.devicesFound.empty()) {
+    devicesFound_ = o.devicesFound;
+    devicesNote_ = o.devicesNote;
+  }
   if (o.comparisonOnly) {
     finishComparison(o);
     return;
@@ -273,6 +282,7 @@ void SessionController::finishJob(RequestKind kind, quint64 generation, const Ou
   mergeComparison(o.programKey, o.program->name, o.entries);
   snap->comparison = comparison_;
   snap->devicesFound = devicesFound_;
+  snap->devicesNote = devicesNote_;
   snapshot_ = std::move(snap);
   selection_ = Selection{};
   queries_.clear();  // kernel sources and explanations were of the previous session
@@ -289,6 +299,7 @@ void SessionController::finishComparison(const Outcome& o) {
   mergeComparison(o.programKey, snapshot_->program ? snapshot_->program->name : std::string(), o.entries);
   snapshot_->comparison = comparison_;
   snapshot_->devicesFound = devicesFound_;
+  snapshot_->devicesNote = devicesNote_;
   for (SessionView* v : views_) v->comparisonChanged(*snapshot_);
   emit comparisonChanged();
 }

@@ -72,6 +72,7 @@ class SessionController : public QObject, public SessionContext {
     QString source;
     uint64_t programKey = 0;                 // of the program as loaded (before any stage)
     std::vector<DeviceInfo> devicesFound;    // discovered (with peaks after a compile)
+    QString devicesNote;                     // why devicesFound has no OpenCL device
     std::vector<ComparisonEntry> entries;    // compile: its own run; compare: one per selection
     bool comparisonOnly = false;             // a compare job: keep the snapshot, update the comparison
   };
@@ -80,6 +81,8 @@ class SessionController : public QObject, public SessionContext {
   void runJob(RequestKind kind, const QString& what, std::function<Outcome(const std::atomic<bool>&)> job, QString path);
   void finishJob(RequestKind kind, quint64 generation, const Outcome& outcome, const QString& path);
   void finishComparison(const Outcome& o);
+  // Every device into o.devicesFound, and why none is an OpenCL device into o.devicesNote.
+  static void discover(Outcome& o);
   void updateBusy(const QString& what);
   std::shared_ptr<const Program> programToCompile() const;
   // Starts a new comparison when `key` is another program's; then adds `entries`.
@@ -102,6 +105,7 @@ class SessionController : public QObject, public SessionContext {
   std::shared_ptr<const Program> loadedProgram_;  // before compile; null for a session file
   std::shared_ptr<const DeviceComparison> comparison_;
   std::vector<DeviceInfo> devicesFound_;
+  QString devicesNote_;
 };
 
 }  // namespace ks

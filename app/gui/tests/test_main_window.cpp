@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QFile>
+#include <QLabel>
 #include <QTreeWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -225,6 +226,30 @@ class TestMainWindow : public QObject {
     QCOMPARE(gv->clusterItemCount(), static_cast<int>(p.graph.classCount()));
     QCOMPARE(gv->nodeItemCount(), static_cast<int>(p.graph.nodeCount()));
     QVERIFY(w.windowTitle().contains("mlp.ks"));
+  }
+
+  // Opening a program lists the devices; without an OpenCL device the Devices view says why (the
+  // note of `kernelscope-cli devices`), with one it shows no note. ctest runs this once more with
+  // the OpenCL loader pointed at an empty folder (KS_EXPECT_NO_OPENCL).
+  void devicesSayWhyNoOpenCL() {
+    MainWindow w;
+    w.show();
+    w.openFile(sample("softmax.ks"));
+    QVERIFY(waitIdle(w));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    bool opencl = false;
+    for (const DeviceInfo& d : w.controller().snapshot()->devicesFound) opencl = opencl || d.kind == DeviceKind::OpenCL;
+    const QLabel* note = w.devicesView()->noteLabel();
+    if (qEnvironmentVariableIsSet("KS_EXPECT_NO_OPENCL")) {
+      QVERIFY(!opencl);
+      QVERIFY2(note->text().contains("no OpenCL platform: the OpenCL loader found no driver (no .icd file in " +
+                                     qEnvironmentVariable("OCL_ICD_VENDORS")),
+               qPrintable(note->text()));
+    }
+    QCOMPARE(note->isVisibleTo(w.devicesView()), !opencl);
+    QCOMPARE(note->text().isEmpty(), opencl);
+    // The rows are still there: host and openblas run without OpenCL.
+    QVERIFY(w.devicesView()->devicesModel()->rowCount() >= 1);
   }
 
   void selectionFollowsAcrossViews() {
