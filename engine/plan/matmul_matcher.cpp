@@ -2,6 +2,7 @@
 #include "engine/plan/matmul_matcher.h"
 
 #include "engine/devices/openblas_gemm.h"
+#include "engine/plan/contraction_matcher.h"
 
 namespace ks {
 
@@ -119,8 +120,12 @@ std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c) {
 
 std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs) {
   std::vector<MatmulMatch> r;
-  for (ClassId c : g.topoOrder(outputs))
-    if (auto m = matchMatmul(g, c)) r.push_back(*m);
+  for (ClassId c : g.topoOrder(outputs)) {
+    if (auto m = matchMatmul(g, c))
+      r.push_back(*m);
+    else if (auto m2 = matchContraction(g, c))
+      r.push_back(*m2);
+  }
   return r;
 }
 

@@ -20,6 +20,8 @@ struct MatmulMatch {
 // side is [..., m, 1, k] and the other [..., 1, n, k], and A'/B' are matrices or permutes of the
 // last two axes of matrices. f32 only.
 std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c);
+// Every class matchMatmul or, failing it, matchContraction (convolutions, contraction_matcher.h)
+// recognises, in topological order.
 std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs);
 
 // Each match joins its class as a Kernel node running the GEMM on `device` (the openblas device),

@@ -18,6 +18,9 @@ struct Window {
 // s-th of them.
 Value windows(Value x, const Window& w) {
   const int r = x.rank();
+  // One offset: every s-th element, a view of x itself when s is 1 (a 1x1 convolution then reads
+  // its input in place, as a GEMM operand too).
+  if (w.k == 1) return unsqueeze(slice(narrow(x, -1, 0, (w.o - 1) * w.s + 1), -1, 0, std::nullopt, w.s), -2);
   const int64_t i = x.shape().back();
   std::vector<int64_t> sh = prim::toVec(x.shape());
   sh.insert(sh.end() - 1, 1);

@@ -1,0 +1,224 @@
+// Convolutions as GEMMs: the contraction matcher finds the im2col form of the .ks conv2d and of
+// the ONNX importer's Conv (stride, padding, dilation, groups, batch, 1-D to 3-D), every GEMM it
+// proposes computes the host executor's value of its class from the host's values of the two
+// buffers it reads, and the whole programs run on PoCL with openblas equal to the host (or to
+// ONNX's stored outputs).
+#include <QtTest>
+
+#include <filesystem>
+#include <sstream>
+
+#include "engine/check/onnx_check.h"
+#include "engine/core/tolerance.h"
+#include "engine/devices/device_info.h"
+#include "engine/devices/openblas_gemm.h"
+#include "engine/eval/host_executor.h"
+#include "engine/io/program_source.h"
+#include "engine/plan/contraction_matcher.h"
+#include "engine/plan/strided_view.h"
+#include "engine/session/session.h"
+#include "tests/require_opencl.h"
+
+using namespace ks;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ConvCase {
+  const char* name;
+  Shape x, w;
+  const char* args;  // conv2d keyword arguments
+  bool gemm;         // the matcher turns it into one (batched) GEMM
+};
+
+// Two groups over a batch of 2 would need a two-level batch (weights per group, inputs per image
+// and group): not matched, so the fused kernels compute it.
+const ConvCase kCases[] = {
+    {"lenet c1", {16, 1, 28, 28}, {6, 1, 5, 5}, "padding=[2, 2]", true},
+    {"strided padded", {2, 3, 9, 9}, {4, 3, 3, 3}, "stride=[2, 2], padding=[1, 1]", true},
+    {"dilated", {1, 4, 10, 10}, {5, 4, 3, 3}, "dilation=[2, 2]", true},
+    {"1x1", {2, 8, 6, 6}, {16, 8, 1, 1}, "", true},
+    {"rectangular", {3, 2, 7, 9}, {3, 2, 2, 4}, "stride=[1, 2], padding=[1, 0]", true},
+    {"groups batch 1", {1, 6, 7, 7}, {9, 2, 3, 3}, "groups=3", true},
+    {"depthwise", {1, 4, 8, 8}, {4, 1, 3, 3}, "padding=[1, 1], groups=4", true},
+    {"groups batch 2", {2, 4, 6, 6}, {4, 2, 3, 3}, "groups=2", false},
+};
+
+std::string dims(const Shape& s) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  return os.str();
+}
+
+Program convProgram(const ConvCase& c) {
+  std::ostringstream ks;
+  ks << "input x: f32[" << dims(c.x) << "]\nparam w: f32[" << dims(c.w) << "] = normal(std=0.3, seed=3)\n"
+     << "param b: f32[" << c.w[0] << "] = normal(std=0.1, seed=4)\n"
+     << "y = relu(conv2d(x, w, b" << (*c.args ? ", " : "") << c.args << "))\noutput y\n";
+  return parseKs(ks.str(), std::string(c.name) + ".ks");
+}
+
+// Every proposed GEMM against the host: run on the host's values of the buffers it reads, it must
+// give the host's value of its class. Returns the matches.
+std::vector<MatmulMatch> checkedMatches(const Program& p) {
+  const std::vector<MatmulMatch> matches = findMatmuls(p.graph, p.resultClasses());
+  const std::vector<HostTensor> leaves = bindLeaves(p, {}, 7);
+  for (const MatmulMatch& m : matches) {
+    const std::vector<HostTensor> v = HostExecutor::run(p.graph, {m.a, m.b, m.out}, leaves);
+    HostTensor got(DType::F32, v[2].shape());
+    runGemm(m.spec, v[0].data<float>(), v[1].data<float>(), got.data<float>());
+    const std::string diff = compareWithTolerance(got, v[2], m.spec.k);
+    if (!diff.empty()) throw std::runtime_error(m.spec.str() + " for %" + std::to_string(m.out.v) + ": " + diff);
+  }
+  return matches;
+}
+
+bool haveOpenCL() {
+  for (const DeviceInfo& d : discoverDevices())
+    if (d.compiles()) return true;
+  return false;
+}
+
+SessionOptions withOpenBlas() {
+  SessionOptions o;
+  o.devices = "opencl:0:0,openblas";
+  o.tune = TuneLevel::None;
+  o.cache = "none";
+  return o;
+}
+
+const char* kTorchDir = "/usr/share/libonnx-testdata/data/pytorch-converted";
+const char* kNodeDir = "/usr/share/libonnx-testdata/data/node";
+
+}  // namespace
+
+class TestConvGemm : public QObject {
+  Q_OBJECT
+ private slots:
+  void reshapeStridesFollowNumpy() {
+    const Shape s{2, 3, 4};
+    const auto c = contiguousStrides(s);
+    QCOMPARE(c, (std::vector<int64_t>{12, 4, 1}));
+    // A unit axis may take any stride; this one takes the block's.
+    QCOMPARE(*reshapeStrides(s, c, {6, 1, 4}), (std::vector<int64_t>{4, 4, 1}));
+    // A transposed view [4, 3] of a [3, 4] buffer merges nothing: its reshape to 12 needs a copy.
+    QVERIFY(!reshapeStrides({4, 3}, {1, 4}, {12}));
+    QCOMPARE(*reshapeStrides({4, 3}, {1, 4}, {2, 2, 3}), (std::vector<int64_t>{2, 1, 4}));
+    QCOMPARE(*reshapeStrides({1, 5}, {99, 1}, {5, 1}), (std::vector<int64_t>{1, 1}));
+  }
+
+  void kernelScriptConvsAreGemms_data() {
+    QTest::addColumn<int>("i");
+    for (int i = 0; i < static_cast<int>(std::size(kCases)); ++i) QTest::newRow(kCases[i].name) << i;
+  }
+  void kernelScriptConvsAreGemms() {
+    QFETCH(int, i);
+    const ConvCase& c = kCases[i];
+    const Program p = convProgram(c);
+    std::vector<MatmulMatch> matches;
+    try {
+      matches = checkedMatches(p);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(!matches.empty(), c.gemm);
+    if (!c.gemm) return;
+    // One GEMM per image (and group): the weights [Cout/g, Cin/g*kh*kw] times the windows stored
+    // [OH*OW, Cin/g*kh*kw], read transposed; a 1x1 kernel reads the input itself, [Cin, H*W].
+    const MatmulMatch& m = matches.front();
+    const GemmSpec& s = m.spec;
+    const int64_t groups = c.x[1] / c.w[1];
+    const bool pointwise = c.w[2] * c.w[3] == 1;
+    QCOMPARE(s.batch, c.x[0] * groups);
+    QCOMPARE(s.m, c.w[0] / groups);
+    QCOMPARE(s.k, c.w[1] * c.w[2] * c.w[3]);
+    QCOMPARE(s.transA, false);
+    QCOMPARE(s.transB, !pointwise);
+    QCOMPARE(s.strideA, groups > 1 ? s.m * s.k : 0);
+    QCOMPARE(s.strideB, s.batch > 1 ? s.n * s.k : 0);
+    QVERIFY(p.graph.isLeaf(m.a));  // the weights are read where they are
+    QCOMPARE(p.graph.isLeaf(m.b), pointwise);
+  }
+
+  void lenetConvsAreGemms() {
+    const Program p = loadProgramFile(std::string(KS_SOURCE_DIR) + "/samples/lenet.ks");
+    int convs = 0;
+    for (const MatmulMatch& m : checkedMatches(p)) convs += m.spec.transB && m.spec.batch == 16;
+    QCOMPARE(convs, 2);
+  }
+
+  void onnxConvsAreGemms_data() {
+    QTest::addColumn<QString>("dir");
+    QTest::addColumn<bool>("gemm");
+    for (const char* t : {"test_Conv1d", "test_Conv1d_dilated", "test_Conv1d_pad2", "test_Conv1d_stride", "test_Conv2d",
+                          "test_Conv2d_dilated", "test_Conv2d_padding", "test_Conv2d_strided", "test_Conv2d_no_bias",
+                          "test_Conv3d_stride_padding"})
+      QTest::newRow(t) << QString(kTorchDir) + "/" + t << true;
+    // Groups over a batch of 2 (not matched, see kCases).
+    for (const char* t : {"test_Conv2d_depthwise", "test_Conv2d_depthwise_strided", "test_Conv2d_groups"})
+      QTest::newRow(t) << QString(kTorchDir) + "/" + t << false;
+    for (const char* t : {"test_conv_with_strides_padding", "test_conv_with_strides_and_asymmetric_padding",
+                          "test_conv_with_autopad_same", "test_basic_conv_with_padding"})
+      QTest::newRow(t) << QString(kNodeDir) + "/" + t << true;
+    QTest::newRow("cnn sample") << QString(KS_SOURCE_DIR) + "/tests/data/onnx/cnn" << true;
+  }
+  void onnxConvsAreGemms() {
+#ifndef KS_WITH_ONNX
+    QSKIP("built without ONNX");
+#endif
+    QFETCH(QString, dir);
+    QFETCH(bool, gemm);
+    const std::string d = dir.toStdString();
+    if (!fs::exists(d + "/model.onnx")) QSKIP("ONNX test data not installed");
+    const Program p = importOnnx(d + "/model.onnx");
+    std::vector<MatmulMatch> matches;
+    try {
+      matches = checkedMatches(p);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(!matches.empty(), gemm);
+  }
+
+  // The whole programs on PoCL + openblas against the host oracle: whatever extraction picks (the
+  // GEMM or the fused kernels) must agree.
+  void kernelScriptConvsRunOnDevices_data() { kernelScriptConvsAreGemms_data(); }
+  void kernelScriptConvsRunOnDevices() {
+    QFETCH(int, i);
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session s(convProgram(kCases[i]), withOpenBlas());
+    const RunRecord& r = s.run({}, true);
+    QVERIFY(r.verified);
+    for (const OutputValue& v : r.outputs) QVERIFY2(v.mismatch.empty(), (v.name + ": " + v.mismatch).c_str());
+  }
+
+  // LeNet's convolutions cost milliseconds as fused kernels here and a tenth of that as GEMMs:
+  // the plan runs both as GEMMs, and the result equals the host's.
+  void lenetPlanUsesConvGemms() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session s(loadProgramFile(std::string(KS_SOURCE_DIR) + "/samples/lenet.ks"), withOpenBlas());
+    const RunRecord& r = s.run({}, true);
+    QVERIFY(r.verifyPassed);
+    int convs = 0;
+    for (const PlanStep& st : s.trace().plan.steps)
+      convs += st.label.find("sgemm 6x784x25") != std::string::npos || st.label.find("sgemm 16x100x150") != std::string::npos;
+    QCOMPARE(convs, 2);
+  }
+
+  void onnxConvsRunOnDevices_data() { onnxConvsAreGemms_data(); }
+  void onnxConvsRunOnDevices() {
+#ifndef KS_WITH_ONNX
+    QSKIP("built without ONNX");
+#endif
+    QFETCH(QString, dir);
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    if (!fs::exists(dir.toStdString() + "/model.onnx")) QSKIP("ONNX test data not installed");
+    OnnxCheckOptions o;
+    o.devices = {"opencl:0:0,openblas"};
+    const OnnxCaseResult r = checkOnnxCase(dir.toStdString(), o);
+    QVERIFY2(r.status == OnnxCaseResult::Status::Pass, r.reason.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestConvGemm)
+#include "test_conv_gemm.moc"
