@@ -92,8 +92,9 @@ def main():
         sessions = sample_sessions(cli, root, pathlib.Path(t))
     for text in sessions.values():
         save(out, text)
-    # the committed fixture is a session of the previous version
-    save(out, (root / "tests/data/sessions/softmax.kss.json").read_bytes())
+    # the committed fixtures are sessions of earlier versions
+    for fixture in sorted((root / "tests/data/sessions").glob("*.kss.json")):
+        save(out, fixture.read_bytes())
     for text in edits(json.loads(sessions["softmax"])):
         if text is not None:
             save(out, text)

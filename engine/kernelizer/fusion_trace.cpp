@@ -11,6 +11,9 @@
 namespace ks {
 
 namespace {
+// 2: kernels that only grew are written as what they gained ("grown"); 1 has whole states only.
+constexpr int kTraceVersion = 2;
+
 constexpr std::string_view kActionNames[kNumFusionActions] = {
     "begin region", "new load kernel", "new kernel", "append op", "merge",
     "store class", "duplicate chain", "split", "remove kernel",
@@ -56,7 +59,34 @@ KernelState stateFrom(const json& j) {
   k.opCount = jsonGet<int32_t>(j, "ops");
   return k;
 }
-FusionStep stepFrom(const json& s) {
+bool startsWith(const std::vector<uint32_t>& v, const std::vector<uint32_t>& prefix) {
+  return prefix.size() <= v.size() && std::equal(prefix.begin(), prefix.end(), v.begin());
+}
+// `v` without its first `n` elements.
+std::vector<uint32_t> after(const std::vector<uint32_t>& v, std::size_t n) { return {v.begin() + static_cast<std::ptrdiff_t>(n), v.end()}; }
+void append(std::vector<uint32_t>& v, const std::vector<uint32_t>& more) { v.insert(v.end(), more.begin(), more.end()); }
+
+// A step's diff as written: a kernel that only grew (each of its lists extended, the usual append
+// of an op) by what it gained over `before`, its state before the step ("grown"), any other by its
+// whole state ("set"). A chain of appends then costs each class once, not once per later step.
+json diffJson(const StepDiff& d, const TraceState& before) {
+  json set = json::array(), grown = json::array();
+  for (const auto& [id, k] : d.set) {
+    const auto old = before.find(id);
+    const bool grew = old != before.end() && startsWith(k.classes, old->second.classes) && startsWith(k.loads, old->second.loads) &&
+                      startsWith(k.stores, old->second.stores);
+    json e = grew ? stateJson({after(k.classes, old->second.classes.size()), after(k.loads, old->second.loads.size()),
+                               after(k.stores, old->second.stores.size()), k.opCount})
+                  : stateJson(k);
+    e["id"] = id;
+    (grew ? grown : set).push_back(std::move(e));
+  }
+  json j{{"set", std::move(set)}, {"removed", d.removed}};
+  if (!grown.empty()) j["grown"] = std::move(grown);
+  return j;
+}
+
+FusionStep stepFrom(const json& s, const TraceState& before) {
   FusionStep st;
   st.index = jsonGet<int32_t>(s, "index");
   st.cls = jsonGet<uint32_t>(s, "class");
@@ -76,6 +106,21 @@ FusionStep stepFrom(const json& s) {
   JsonPath diff("diff");
   const json& d = s.at("diff");
   jsonEach(d, "set", [&](const json& e) { st.diff.set[jsonGet<int32_t>(e, "id")] = stateFrom(e); });
+  if (d.contains("grown")) jsonEach(d, "grown", [&](const json& e) {
+    const int32_t id = jsonGet<int32_t>(e, "id");
+    const auto old = before.find(id);
+    if (old == before.end()) {
+      JsonPath at("id");
+      throw Error(ErrorCode::Parse, "expected a kernel an earlier step set, found K" + std::to_string(id));
+    }
+    const KernelState more = stateFrom(e);
+    KernelState k = old->second;
+    append(k.classes, more.classes);
+    append(k.loads, more.loads);
+    append(k.stores, more.stores);
+    k.opCount = more.opCount;
+    st.diff.set[id] = std::move(k);
+  });
   st.diff.removed = jsonGet<std::vector<int32_t>>(d, "removed");
   return st;
 }
@@ -267,13 +312,10 @@ Separation FusionTrace::explainSeparation(ClassId ca, ClassId cb, const Graph* g
 
 std::string FusionTrace::toJson(int indent) const {
   json steps_ = json::array();
+  TraceState state;  // before the step being written
   for (const FusionStep& st : steps) {
-    json set = json::array();
-    for (const auto& [id, k] : st.diff.set) {
-      json e = stateJson(k);
-      e["id"] = id;
-      set.push_back(std::move(e));
-    }
+    json diff = diffJson(st.diff, state);
+    st.diff.applyTo(state);
     steps_.push_back(json{{"index", st.index},
                           {"class", st.cls},
                           {"node", st.node},
@@ -283,9 +325,9 @@ std::string FusionTrace::toJson(int indent) const {
                           {"reason", st.reason},
                           {"kernels", st.kernels},
                           {"phase", st.phase},
-                          {"diff", json{{"set", std::move(set)}, {"removed", st.diff.removed}}}});
+                          {"diff", std::move(diff)}});
   }
-  json j{{"format", "kernelscope-fusion-trace"}, {"version", 1}, {"steps", std::move(steps_)}};
+  json j{{"format", "kernelscope-fusion-trace"}, {"version", kTraceVersion}, {"steps", std::move(steps_)}};
   if (!error.empty()) j["error"] = json{{"message", error}, {"step", errorStep}};
   return j.dump(indent);
 }
@@ -296,8 +338,17 @@ FusionTrace FusionTrace::fromJson(const std::string& text) {
     const json j = parseJson(text);
     if (!j.is_object() || j.value("format", "") != "kernelscope-fusion-trace")
       throw Error(ErrorCode::Parse, "not a fusion trace (format field missing or different)");
+    const int version = jsonGet<int>(j, "version", 1);
+    if (version < 1 || version > kTraceVersion) {
+      JsonPath at("version");
+      throw Error(ErrorCode::Parse, "fusion trace version " + std::to_string(version) + " is not supported (1 or 2)");
+    }
     FusionTrace t;
-    jsonEach(j, "steps", [&](const json& s) { t.steps.push_back(stepFrom(s)); });
+    TraceState state;  // before the step being read
+    jsonEach(j, "steps", [&](const json& s) {
+      t.steps.push_back(stepFrom(s, state));
+      t.steps.back().diff.applyTo(state);
+    });
     if (j.contains("error")) {
       JsonPath at("error");
       t.error = jsonGet<std::string>(j["error"], "message");

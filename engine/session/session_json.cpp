@@ -21,7 +21,10 @@ namespace {
 constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 2: the e-graph may hold merged classes (graph JSON version 2) and the trace has "rewrite".
 // Version 1 files load as they are (no rewrite ran).
-constexpr int kVersion = 2;
+// 3: the fusion trace writes a kernel that only grew by what it gained (fusion trace version 2), so
+// a chain of appends writes each class once, not once per later step of its kernel. Versions 1
+// and 2 hold whole states and load as they are.
+constexpr int kVersion = 3;
 using json = nlohmann::json;
 
 template <class T>

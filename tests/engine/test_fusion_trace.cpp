@@ -99,11 +99,36 @@ class TestFusionTrace : public QObject {
       QCOMPARE(back.toJson(), text);
       QVERIFY(back.finalState() == traceStateOf(r.kernels));
       for (std::size_t i = 0; i < back.steps.size(); ++i) {
+        QVERIFY(back.steps[i].diff.set == r.trace.steps[i].diff.set);
+        QCOMPARE(back.steps[i].diff.removed, r.trace.steps[i].diff.removed);
         QCOMPARE(back.steps[i].rule, r.trace.steps[i].rule);
         QCOMPARE(back.steps[i].action, r.trace.steps[i].action);
         QCOMPARE(back.steps[i].subject, r.trace.steps[i].subject);
       }
     }
+  }
+
+  // y = x + x + ... (2,000 terms): each append is written as the class it adds, so the trace
+  // grows by a constant per step (whole states would repeat up to a kernel's 512 classes per
+  // step: about 1.7 KB), and reads back to the same diffs.
+  void chainTraceIsProportionate() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4});
+    Value y = x;
+    for (int i = 1; i < 2000; ++i) y = op::add(y, x);
+    b.output("y", y);
+    const Program p = b.finish();
+    const KernelizeResult r = kernelize(p.graph, p.outputClasses());
+    QVERIFY(!r.error);
+    QVERIFY(r.trace.steps.size() >= 2000);
+    const std::string text = r.trace.toJson();
+    const double perStep = double(text.size()) / double(r.trace.steps.size());
+    qInfo("%zu steps, %zu bytes: %.0f bytes per step", r.trace.steps.size(), text.size(), perStep);
+    QVERIFY2(perStep < 400, qPrintable(QString::number(perStep)));
+    const FusionTrace back = FusionTrace::fromJson(text);
+    QCOMPARE(back.steps.size(), r.trace.steps.size());
+    for (std::size_t i = 0; i < back.steps.size(); ++i) QVERIFY(back.steps[i].diff.set == r.trace.steps[i].diff.set);
+    QVERIFY(back.finalState() == traceStateOf(r.kernels));
   }
 
   void jsonRoundTripKeepsError() {
@@ -117,7 +142,12 @@ class TestFusionTrace : public QObject {
 
   void malformedJsonIsAParseError() {
     for (const char* text : {"", "{", "[]", R"({"format":"kernelscope-fusion-trace","steps":[{"index":0}]})",
-                             R"({"format":"other","steps":[]})"}) {
+                             R"({"format":"other","steps":[]})",
+                             R"({"format":"kernelscope-fusion-trace","version":3,"steps":[]})",
+                             // grows a kernel no earlier step set
+                             R"({"format":"kernelscope-fusion-trace","version":2,"steps":[{"index":0,"class":0,"node":"add",)"
+                             R"("action":"append op","rule":"elementwise","reason":"","kernels":[0],"phase":"",)"
+                             R"("diff":{"set":[],"removed":[],"grown":[{"id":0,"classes":[1],"loads":[],"stores":[],"ops":2}]}}]})"}) {
       bool threw = false;
       try {
         (void)FusionTrace::fromJson(text);

@@ -55,6 +55,24 @@ class TestSessionFile : public QObject {
     QCOMPARE(loadEdited([](json&) {}), std::string());
   }
 
+  // A version 2 file (whole kernel states in its fusion trace) loads, and saves as the current
+  // version with the same trace: every step's diff and every intermediate state.
+  void version2FixtureLoads() {
+    const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/softmax_v2.kss.json");
+    QVERIFY(s.hasStage(Stage::Planned));
+    const FusionTrace& t = s.trace().fusion.trace;
+    QVERIFY(t.steps.size() >= 5);
+    const Session back = Session::fromJson(s.toJson());
+    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 3);
+    const FusionTrace& u = back.trace().fusion.trace;
+    QCOMPARE(u.steps.size(), t.steps.size());
+    for (std::size_t i = 0; i < t.steps.size(); ++i) {
+      QVERIFY(u.steps[i].diff.set == t.steps[i].diff.set);
+      QCOMPARE(u.steps[i].diff.removed, t.steps[i].diff.removed);
+      QVERIFY(u.stateAfter(i + 1) == t.stateAfter(i + 1));
+    }
+  }
+
   // Each edit, and the pointer and expectation its error must name.
   void editedFilesNameTheBadValue_data() {
     QTest::addColumn<int>("edit");
