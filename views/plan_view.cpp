@@ -104,7 +104,7 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
     const PlanStep& st = plan.steps[i];
     const bool launch = st.kind == PlanStep::Kind::Launch;
     const KernelEntry* e = launch && st.kernel < t.entries.size() ? &t.entries[st.kernel] : nullptr;
-    QString kind = launch ? (e && e->kind == KernelEntry::Kind::Gemm ? "gemm" : "launch") : "copy";
+    QString kind = launch ? (e && e->kind == KernelEntry::Kind::Gemm ? "gemm" : "launch") : st.zeroCopy ? "zero-copy" : "copy";
     const QString dev = st.device < session_->devices().size() ? QString::fromStdString(session_->devices()[st.device].name)
                                                                : QString::number(st.device);
     QList<QStandardItem*> row;
@@ -180,7 +180,7 @@ void PlanView::buildTimeline() {
   // Steps run one after another, so each starts where the previous ended.
   double at = 0;
   for (const StepTiming& st : run.steps) {
-    const QColor c = st.kind == "copy" ? QColor(0xf3, 0x9c, 0x12) : st.kind == "gemm" ? QColor(0x8e, 0x44, 0xad) : QColor(0x29, 0x80, 0xb9);
+    const QColor c = st.kind == "copy" ? QColor(0xf3, 0x9c, 0x12) : st.kind == "zero-copy" ? QColor(0x95, 0xa5, 0xa6) : st.kind == "gemm" ? QColor(0x8e, 0x44, 0xad) : QColor(0x29, 0x80, 0xb9);
     const std::size_t i = std::size_t(bars_);
     const bool off = i < gap_.steps.size() && gap_.steps[i].flagged;
     auto* bar = scene_->addRect(left + at * scale, lane[st.device] * laneH + 4, std::max(1.0, st.ns * scale), laneH - 8,

@@ -23,6 +23,8 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
       ->check(CLI::IsMember({"none", "default", "aggressive"}));
   app.add_option("--rewrite-off", f.rewriteOff, "rules or families switched off (comma list)")->type_name("LIST");
   app.add_option("--rewrite-on", f.rewriteOn, "rules switched on that the mode leaves off (comma list)")->type_name("LIST");
+  app.add_option("--zero-copy", f.zeroCopy, "share host memory with devices that live in it (PoCL): on, or off (real copies)")
+      ->check(CLI::IsMember({"on", "off"}));
   if (!budgets) return;
   app.add_option("--budget-count", f.budgetCount, "schedules measured per kernel and device (0: the level's)")
       ->check(atLeast(0));
@@ -50,7 +52,8 @@ SessionOptions sessionOptions(const SessionFlags& f) {
   o.seed = f.seed;
   o.budgetCount = f.budgetCount;
   o.budgetSeconds = f.budgetSeconds;
-  o.rewrite.mode = *parseRewriteMode(f.rewrite);  // the flag's check allows only known modes
+  o.rewrite.mode = *parseRewriteMode(f.rewrite);
+  o.zeroCopy = f.zeroCopy == "on";  // the flag's check allows only known modes
   auto list = [](const std::string& csv) {
     std::vector<std::string> r;
     std::size_t start = 0;

@@ -15,6 +15,7 @@ namespace ks::cli {
 struct SessionFlags {
   std::string devices = "all", tune = "quick", cache;
   std::string rewrite = "default", rewriteOff, rewriteOn;  // comma lists of rules or families
+  std::string zeroCopy = "on";
   uint64_t seed = 0;
   int budgetCount = 0;
   double budgetSeconds = 0;

@@ -16,6 +16,7 @@ void printDevice(const DeviceInfo& d) {
                 d.vendor.c_str(), d.driver.c_str(), d.computeUnits, static_cast<double>(d.memoryBytes) / (1 << 30),
                 static_cast<unsigned long long>(d.maxWorkGroupSize),
                 static_cast<unsigned long long>(d.localMemBytes / 1024), d.fp64 ? " | fp64" : "");
+  if (d.kind == DeviceKind::OpenCL && d.hostVisible) std::printf(" | host memory (zero-copy)");
   std::printf("\n%-12s runs: %s\n", "", d.canRun.c_str());
 }
 }  // namespace

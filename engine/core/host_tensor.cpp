@@ -10,7 +10,11 @@
 
 namespace ks {
 
-HostTensor::HostTensor(DType t, Shape shape) : dtype_(t), shape_(std::move(shape)) {
+HostTensor::HostTensor(DType t, Shape shape) : HostTensor(t, std::move(shape), true) {}
+
+HostTensor HostTensor::uninitialized(DType t, Shape shape) { return HostTensor(t, std::move(shape), false); }
+
+HostTensor::HostTensor(DType t, Shape shape, bool zero) : dtype_(t), shape_(std::move(shape)) {
   const long double bytes = tensorBytes(shape_, dtypeSize(t));
   if (bytes < 0 || bytes > static_cast<long double>(bytes_.max_size())) throw allocationFailure(t, shape_, bytes, "host memory");
   try {
@@ -18,6 +22,7 @@ HostTensor::HostTensor(DType t, Shape shape) : dtype_(t), shape_(std::move(shape
   } catch (const std::bad_alloc&) {
     throw allocationFailure(t, shape_, bytes, "host memory");
   }
+  if (zero && !bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
 }
 
 double HostTensor::getDouble(int64_t i) const {

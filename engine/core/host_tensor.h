@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/core/dtype.h"
+#include "engine/core/host_allocator.h"
 #include "engine/core/shape.h"
 
 namespace ks {
@@ -15,6 +16,9 @@ class HostTensor {
  public:
   HostTensor() = default;
   HostTensor(DType t, Shape shape);  // zero-filled
+  // Contents left as the memory held them: for a value about to be written whole (an output a
+  // device writes in place) the zero fill would be one more pass over the bytes.
+  static HostTensor uninitialized(DType t, Shape shape);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -38,7 +42,8 @@ class HostTensor {
  private:
   DType dtype_ = DType::F32;
   Shape shape_;
-  std::vector<std::byte> bytes_;
+  HostTensor(DType t, Shape shape, bool zero);
+  std::vector<std::byte, HostAllocator<std::byte>> bytes_;  // aligned: see host_allocator.h
 };
 
 }  // namespace ks

@@ -21,6 +21,7 @@ std::vector<DeviceInfo> discoverDevices() {
     d.maxWorkGroupSize = static_cast<uint64_t>(o.maxWorkGroupSize);
     d.localMemBytes = static_cast<uint64_t>(o.localMemBytes);
     d.fp64 = o.fp64;
+    d.hostVisible = o.hostVisible();
     d.fingerprint = o.fingerprint;
     d.canRun = std::string("fused kernels (OpenCL C") + (o.fp64 ? ", f64" : ", no f64") + ")";
     r.push_back(std::move(d));

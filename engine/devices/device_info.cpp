@@ -33,6 +33,7 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
        {"max_work_group_size", d.maxWorkGroupSize},
        {"local_mem_bytes", d.localMemBytes},
        {"fp64", d.fp64},
+       {"host_visible", d.hostVisible},
        {"fingerprint", d.fingerprint},
        {"can_run", d.canRun},
        {"peak_gbs", d.peakGBs},
@@ -54,6 +55,8 @@ void from_json(const nlohmann::json& j, DeviceInfo& d) {
   d.maxWorkGroupSize = j.value("max_work_group_size", uint64_t{0});
   d.localMemBytes = j.value("local_mem_bytes", uint64_t{0});
   d.fp64 = j.value("fp64", false);
+  // Files written before the key existed: host and openblas always work in host memory.
+  d.hostVisible = j.value("host_visible", d.kind != DeviceKind::OpenCL);
   d.fingerprint = j.value("fingerprint", "");
   d.canRun = j.value("can_run", "");
   d.peakGBs = j.value("peak_gbs", 0.0);
@@ -69,6 +72,7 @@ DeviceInfo hostDeviceInfo() {
   d.driver = "1";
   d.computeUnits = 1;
   d.fp64 = true;
+  d.hostVisible = true;
   d.fingerprint = "host|reference|1";
   d.canRun = "every op, node by node (the oracle; a plan device only when named alone)";
   return d;
@@ -82,6 +86,7 @@ DeviceInfo openblasDeviceInfo() {
   d.vendor = "OpenBLAS";
   d.driver = openblasConfig();
   d.computeUnits = static_cast<int>(std::thread::hardware_concurrency());
+  d.hostVisible = true;
   d.fingerprint = "openblas|" + d.driver;
   d.canRun = "f32 (batched, transposed) matmuls, AOT only: a helper to the compiling devices";
   return d;

@@ -21,6 +21,9 @@ struct DeviceInfo {
   uint64_t maxWorkGroupSize = 0;
   uint64_t localMemBytes = 0;
   bool fp64 = false;
+  // Its memory is host memory (host, openblas; an OpenCL CPU device or one with unified host
+  // memory): values pass to and from host memory without a copy.
+  bool hostVisible = false;
   std::string fingerprint;  // platform + name + driver + compute units: keys the tuning cache
   std::string canRun;       // "every op (reference)", "fused kernels", "f32 matmuls (AOT only)"
   // Measured peaks (0 until measured): copy bandwidth and GEMM/FMA throughput.

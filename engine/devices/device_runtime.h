@@ -14,13 +14,24 @@ namespace ks {
 
 class DeviceRuntime {
  public:
-  // Opens every OpenCL device of the selection.
-  explicit DeviceRuntime(const std::vector<DeviceInfo>& devices);
+  // Opens every OpenCL device of the selection. With zeroCopy, a host-visible device whose
+  // buffers over host memory map in place (probed here) shares host memory: values pass between
+  // it and host memory without a copy.
+  explicit DeviceRuntime(const std::vector<DeviceInfo>& devices, bool zeroCopy = true);
 
   std::shared_ptr<OpenCLDevice> opencl(uint32_t device) const { return opencl_.at(device); }
-  // Copy time between two memory pools for `bytes` (measured once per device: a 16 MiB write
-  // and read); 0 within a pool.
+  // Copy time between two memory pools for `bytes`: per pool and direction, a fixed cost measured
+  // with a 4 KiB copy plus the bytes at the rate a 16 MiB one moved them; device to device is a
+  // read and a write (through host memory, as the executor does it); 0 within a pool; between two
+  // pools in host memory, the wait a zero-copy edge costs.
   double transferNs(uint32_t fromPool, uint32_t toPool, int64_t bytes) const;
+  // The measured model, one clause per device pool ("pool 1: write 8.1 us + 3.20 GB/s, ...").
+  std::string transferModel() const;
+  // Whether a pool's memory is host memory (pool 0 always; an OpenCL pool when zero-copy holds).
+  bool hostVisible(uint32_t pool) const { return pool < hostVisible_.size() && hostVisible_[pool]; }
+  const std::vector<bool>& hostVisiblePools() const { return hostVisible_; }
+  // A value moves from one pool to the other without a copy: both are host memory.
+  bool zeroCopy(uint32_t fromPool, uint32_t toPool) const { return hostVisible(fromPool) && hostVisible(toPool); }
   uint32_t poolOf(uint32_t device) const { return poolOf_.at(device); }
   const std::vector<uint32_t>& pools() const { return poolOf_; }
   // The device that owns a pool's memory (pool 0, host memory, has none).
@@ -32,7 +43,14 @@ class DeviceRuntime {
  private:
   std::vector<std::shared_ptr<OpenCLDevice>> opencl_;  // per device index; null for host/openblas
   std::vector<uint32_t> poolOf_;
-  std::vector<double> writeBytesPerNs_, readBytesPerNs_;  // per pool (pool 0 unused)
+  struct Transfer {
+    double fixedNs = 2000, bytesPerNs = 1.0;
+    double ns(double bytes) const { return fixedNs + bytes / bytesPerNs; }
+  };
+  void measureTransfers(OpenCLDevice& dev, uint32_t pool);
+  std::vector<Transfer> write_, read_;  // per pool (pool 0 unused)
+  std::vector<bool> hostVisible_;                         // per pool
+  double zeroCopyNs_ = 0;  // waiting for a host-visible device's queue: what a zero-copy edge costs
 };
 
 // Pools of a device selection: host and openblas share host memory (pool 0); each OpenCL device

@@ -89,6 +89,8 @@ OpenCLDeviceInfo describe(cl_platform_id p, cl_device_id d, int pi, int di) {
   i.extensions = deviceStr(d, CL_DEVICE_EXTENSIONS);
   i.fp64 = i.extensions.find("cl_khr_fp64") != std::string::npos;
   i.gpu = (deviceVal<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
+  i.cpu = (deviceVal<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  i.hostUnified = deviceVal<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
   i.fingerprint = i.platform + " | " + i.name + " | " + i.driverVersion + " | " + std::to_string(i.computeUnits) + " CU";
   return i;
 }
@@ -196,6 +198,29 @@ OpenCLBuffer OpenCLDevice::alloc(std::size_t bytes) {
   b.mem_ = std::shared_ptr<void>(m, releaseMem);
   b.bytes_ = bytes;
   return b;
+}
+
+OpenCLBuffer OpenCLDevice::wrap(void* host, std::size_t bytes) {
+  cl_int e = CL_SUCCESS;
+  const std::size_t n = std::max<std::size_t>(bytes, 4);
+  cl_mem m = clCreateBuffer(static_cast<cl_context>(context_), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n, host, &e);
+  check(e, ErrorCode::Allocation, info_.id + ": a buffer over " + std::to_string(bytes) + " bytes of host memory");
+  OpenCLBuffer b;
+  b.mem_ = std::shared_ptr<void>(m, releaseMem);
+  b.bytes_ = bytes;
+  return b;
+}
+
+bool OpenCLDevice::mapsInPlace(const OpenCLBuffer& b, void* host) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cl_int e = CL_SUCCESS;
+  cl_command_queue q = static_cast<cl_command_queue>(queue_);
+  void* p = clEnqueueMapBuffer(q, static_cast<cl_mem>(b.handle()), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                               std::max<std::size_t>(b.bytes(), 4), 0, nullptr, nullptr, &e);
+  if (e != CL_SUCCESS) return false;
+  clEnqueueUnmapMemObject(q, static_cast<cl_mem>(b.handle()), p, 0, nullptr, nullptr);
+  clFinish(q);
+  return p == host;
 }
 
 void OpenCLDevice::write(const OpenCLBuffer& b, const void* data, std::size_t bytes) {

@@ -21,6 +21,11 @@ struct OpenCLDeviceInfo {
   int64_t computeUnits = 0, globalMemBytes = 0, maxAllocBytes = 0, maxWorkGroupSize = 0, localMemBytes = 0;
   bool fp64 = false;
   bool gpu = false;  // CL_DEVICE_TYPE_GPU
+  bool cpu = false;  // CL_DEVICE_TYPE_CPU
+  bool hostUnified = false;  // CL_DEVICE_HOST_UNIFIED_MEMORY
+  // Its buffers can live in host memory (a CPU device, or one that says it shares host memory):
+  // the runtime probes that a buffer over host memory maps to the same bytes before relying on it.
+  bool hostVisible() const { return cpu || hostUnified; }
   std::string extensions;   // CL_DEVICE_EXTENSIONS
   std::string fingerprint;  // platform | name | driver | compute units
   DeviceLimits limits() const;
@@ -78,6 +83,12 @@ class OpenCLDevice {
 
   // Throws ks::Error (Allocation) naming the size and the driver's error.
   OpenCLBuffer alloc(std::size_t bytes);
+  // A buffer over `bytes` of host memory at `host` (CL_MEM_USE_HOST_PTR; aligned to
+  // kHostAlignment): on a host-visible device kernels read and write those bytes in place. The
+  // memory must outlive the buffer.
+  OpenCLBuffer wrap(void* host, std::size_t bytes);
+  // Whether mapping a wrapped buffer gives back its own host memory (no copy behind the map).
+  bool mapsInPlace(const OpenCLBuffer& b, void* host);
   void write(const OpenCLBuffer& b, const void* data, std::size_t bytes);
   void read(const OpenCLBuffer& b, void* data, std::size_t bytes);
 

@@ -23,11 +23,26 @@ std::string ExecPlan::describe() const {
 }
 
 bool uploadsResidentLeaf(const Graph& g, const ExecPlan& plan, const PlanStep& step) {
-  if (step.kind != PlanStep::Kind::Copy || step.inputs.empty()) return false;
+  if (step.kind != PlanStep::Kind::Copy || step.zeroCopy || step.inputs.empty()) return false;
   const PlanBuffer& src = plan.buffers.at(step.inputs[0]);
   if (!src.leaf || src.pool != 0) return false;
   return g.leaf(g.structural(src.cls).ref).kind != LeafKind::Input;
 }
+
+namespace {
+// The destination of a zero-copy step is its source's memory: it aliases the source's root, and
+// the root lives until the last read of any buffer aliasing it.
+void aliasZeroCopies(ExecPlan& plan) {
+  for (const PlanStep& s : plan.steps) {
+    if (!s.zeroCopy) continue;
+    const uint32_t root = rootBuffer(plan, s.inputs[0]);
+    PlanBuffer& dst = plan.buffers[s.outputs[0]];
+    dst.alias = static_cast<int>(root);
+    PlanBuffer& r = plan.buffers[root];
+    r.lastStep = std::max(r.lastStep, dst.lastStep);
+  }
+}
+}  // namespace
 
 ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Extraction& ex,
                    const std::vector<KernelEntry>& kernels, const ExtractionDevices& devices,
@@ -78,7 +93,8 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
       s.kind = PlanStep::Kind::Copy;
       s.inputs = {buffer(src, from)};
       s.outputs = {buffer(dst, pool)};
-      s.label = "copy " + className(src) + " -> " + deviceNames.at(n.device);
+      s.zeroCopy = devices.zeroCopy(from, pool);
+      s.label = (s.zeroCopy ? "zero-copy " : "copy ") + className(src) + " -> " + deviceNames.at(n.device);
     } else {
       s.kind = PlanStep::Kind::Launch;
       s.kernel = n.ref;
@@ -123,6 +139,7 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     if (b.output) b.lastStep = end;
     if (b.lastStep < b.firstStep) b.lastStep = b.firstStep;  // written, never read
   }
+  aliasZeroCopies(plan);
   // Slots: each non-leaf buffer takes the best-fitting free slot of its pool whose previous
   // tenant's last read came before this buffer's first write (in-place reuse within one step is
   // not allowed: a kernel's inputs and outputs never alias).
@@ -136,9 +153,16 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
   std::vector<bool> resident(plan.buffers.size(), false);
   for (const PlanStep& s : plan.steps)
     if (uploadsResidentLeaf(g, plan, s)) resident[s.outputs[0]] = true;
+  // An output in host memory is written where the caller gets it (the run's output tensor): its
+  // memory is its own, never a slot another value reuses.
+  for (auto& [c, b] : plan.outputs) {
+    const uint32_t r = rootBuffer(plan, b);
+    if (!plan.buffers[r].leaf && (plan.buffers[r].pool == 0 || devices.zeroCopy(plan.buffers[r].pool, 0))) resident[r] = true;
+  }
   std::vector<int> allocFreeAfter;  // last step of the current tenant
   for (std::size_t bi : orderByStart) {
     PlanBuffer& b = plan.buffers[bi];
+    if (b.alias >= 0) continue;  // the root's memory
     plan.bytesWithoutReuse += b.bytes;
     int best = -1;
     for (std::size_t s = 0; s < plan.allocations.size() && !resident[bi]; ++s) {
@@ -153,6 +177,8 @@ ExecPlan buildPlan(const Graph& g, const std::vector<ClassId>& outputs, const Ex
     b.allocation = static_cast<uint32_t>(best);
     allocFreeAfter[best] = resident[bi] ? std::numeric_limits<int>::max() : b.lastStep;
   }
+  for (PlanBuffer& b : plan.buffers)
+    if (b.alias >= 0) b.allocation = plan.buffers[b.alias].allocation;
   uint32_t maxPool = 0;
   for (uint32_t p : devices.poolOf) maxPool = std::max(maxPool, p);
   plan.peakBytes.assign(maxPool + 1, 0);

@@ -20,6 +20,9 @@ struct PlanBuffer {
   bool leaf = false;       // a bound input/parameter/constant in host memory
   bool output = false;
   uint32_t allocation = 0; // physical allocation it lives in (shared by buffers with disjoint lifetimes)
+  // The buffer whose memory this one is (-1: its own): the destination of a zero-copy step sees
+  // its source's bytes in place. Always a root (itself without an alias).
+  int alias = -1;
 };
 
 struct PlanAllocation {
@@ -35,6 +38,9 @@ struct PlanStep {
   std::vector<uint32_t> inputs;   // buffer indices, in the kernel's load order
   std::vector<uint32_t> outputs;  // buffer indices, in the kernel's store order
   std::string label;              // "exp_mul_sum on opencl:0:0", "copy %12 host -> opencl:0:0"
+  // A copy between two pools in host memory: nothing moves, the destination aliases the source
+  // (the executor only orders the devices' accesses).
+  bool zeroCopy = false;
 };
 
 struct ExecPlan {
@@ -49,6 +55,12 @@ struct ExecPlan {
   double predictedNs = 0;          // the extraction's DAG cost
   std::string describe() const;    // one line per step
 };
+
+// The buffer whose memory `b` is (itself, or the source of its zero-copy step).
+inline uint32_t rootBuffer(const ExecPlan& plan, uint32_t b) {
+  const int a = plan.buffers.at(b).alias;
+  return a < 0 ? b : static_cast<uint32_t>(a);
+}
 
 // Whether a copy step uploads a parameter or constant from host memory: a prepared plan keeps
 // its destination resident, so that buffer is never shared with another value.

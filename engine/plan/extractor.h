@@ -39,6 +39,11 @@ struct Extraction {
 struct ExtractionDevices {
   std::vector<uint32_t> poolOf;  // device index -> memory pool (0 = host memory)
   std::vector<bool> allowed;     // device index -> selected for this plan
+  // pool -> its memory is host memory; a copy between two such pools is zero-copy (empty: none)
+  std::vector<bool> hostVisible;
+  bool zeroCopy(uint32_t from, uint32_t to) const {
+    return from < hostVisible.size() && to < hostVisible.size() && hostVisible[from] && hostVisible[to];
+  }
 };
 
 // Pool where the chosen producer leaves a class's value (leaves: host memory, pool 0).

@@ -8,6 +8,7 @@
 #include "engine/core/alloc_error.h"
 #include "engine/core/error.h"
 #include "engine/devices/openblas_gemm.h"
+#include "engine/plan/plan_memory.h"
 
 namespace ks {
 
@@ -16,15 +17,9 @@ using Clock = std::chrono::steady_clock;
 
 double sinceNs(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
 
-// Memory of one plan allocation: host bytes (pool 0) or a device buffer.
-struct Memory {
-  std::vector<std::byte> host;
-  OpenCLBuffer device;
-};
-
 // One plan step with everything it needs resolved at preparation.
 struct Step {
-  enum class Op : uint8_t { Upload, Download, DeviceToDevice, Gemm, Launch, Empty } op = Op::Empty;
+  enum class Op : uint8_t { Upload, Download, DeviceToDevice, ZeroCopy, Gemm, Launch, Empty } op = Op::Empty;
   std::string label, device;
   uint32_t src = 0, dst = 0;  // copies: buffers
   std::size_t bytes = 0;
@@ -35,8 +30,10 @@ struct Step {
   GemmSpec gemm;
   std::vector<uint32_t> gemmBuffers;       // a, b, c
   std::shared_ptr<OpenCLDevice> dev;       // Launch
+  bool hostMemoryDevice = false;           // Launch: the device works in host memory
   OpenCLKernel kernel;
-  std::vector<OpenCLBuffer> args, temps;
+  std::vector<uint32_t> argBuffers;        // Launch: the buffer of each param, in param order
+  std::vector<OpenCLBuffer> args, temps;   // args: this run's (bound memory may move between runs)
   double flops = 0;
   int64_t kernelBytes = 0;
 };
@@ -52,10 +49,13 @@ struct PreparedPlan::Impl {
   DeviceRuntime& rt;
   std::vector<PlanBuffer> buffers;
   std::vector<uint32_t> leafOf;  // buffer -> leaf index (leaf buffers only)
-  std::vector<Memory> mem;
+  std::unique_ptr<PlanMemory> mem;
   std::vector<Step> steps;
   std::vector<Output> outputs;
   std::vector<std::shared_ptr<OpenCLDevice>> queues;  // every device the plan enqueues on
+  // Root buffers in host memory that are outputs: written in place in the run's output tensor.
+  std::vector<bool> boundOutput;
+  std::vector<HostTensor*> outputMemory;  // per buffer: the tensor a bound output is written in, this run
   int64_t residentBytes = 0;
   int64_t peakBytes = 0;  // the plan's, over every pool
 
@@ -63,18 +63,24 @@ struct PreparedPlan::Impl {
   std::shared_ptr<OpenCLDevice> poolDevice(uint32_t pool) const {
     return pool == 0 ? nullptr : rt.opencl(rt.deviceOfPool(pool));
   }
-  void allocate(const PlanSource& src);
+  uint32_t root(uint32_t b) const { return buffers[b].alias < 0 ? b : static_cast<uint32_t>(buffers[b].alias); }
   Step prepareCopy(const PlanSource& src, const PlanStep& s);
   Step prepareLaunch(const PlanSource& src, const PlanStep& s);
   std::byte* hostPtr(std::vector<HostTensor>& leaves, uint32_t b) {
-    const PlanBuffer& pb = buffers[b];
-    if (pb.leaf) return leaves.at(leafOf[b]).bytes();
-    return mem[pb.allocation].host.data();
+    const uint32_t r = root(b);
+    const PlanBuffer& pb = buffers[r];
+    if (pb.leaf) return leaves.at(leafOf[r]).bytes();
+    if (boundOutput[r]) return outputMemory[r]->bytes();
+    if (!mem->hostMemory(pb.allocation)) throw Error(ErrorCode::Internal, "plan: a host step uses device memory directly");
+    return mem->host(pb.allocation);
   }
-  const OpenCLBuffer& deviceBuf(uint32_t b) const {
-    const PlanBuffer& pb = buffers[b];
-    if (pb.leaf || pb.pool == 0) throw Error(ErrorCode::Internal, "plan: a device step uses host memory directly");
-    return mem[pb.allocation].device;
+  // The buffer `dev` reads or writes for `b`: its own memory, or a view of host memory.
+  OpenCLBuffer deviceBuf(std::vector<HostTensor>& leaves, uint32_t b, const std::shared_ptr<OpenCLDevice>& dev) {
+    const uint32_t r = root(b);
+    const PlanBuffer& pb = buffers[r];
+    if (pb.leaf || boundOutput[r] || mem->hostMemory(pb.allocation))
+      return mem->view(dev, hostPtr(leaves, b), static_cast<std::size_t>(pb.bytes));
+    return mem->device(pb.allocation);
   }
   void finishAll() {
     for (auto& q : queues) q->finish();
@@ -93,7 +99,7 @@ std::string valuesIn(const PlanSource& src, std::size_t a) {
   std::string s;
   int n = 0;
   for (const PlanBuffer& b : src.plan.buffers) {
-    if (b.allocation != a || b.leaf) continue;
+    if (b.allocation != a || b.leaf || b.alias >= 0) continue;
     if (n++ < 3)
       s += (s.empty() ? "" : ", ") + ("%" + std::to_string(b.cls.v) + " " + std::string(dtypeName(src.graph.dtype(b.cls)))) +
            shapeStr(src.graph.shape(b.cls));
@@ -102,30 +108,6 @@ std::string valuesIn(const PlanSource& src, std::size_t a) {
   return s.empty() ? std::string("no value") : s;
 }
 }  // namespace
-
-void PreparedPlan::Impl::allocate(const PlanSource& src) {
-  const ExecPlan& plan = src.plan;
-  mem.resize(plan.allocations.size());
-  for (std::size_t a = 0; a < plan.allocations.size(); ++a) {
-    const PlanAllocation& al = plan.allocations[a];
-    const std::string what = " for " + valuesIn(src, a);
-    if (al.pool == 0) {
-      try {
-        mem[a].host.resize(static_cast<std::size_t>(al.bytes));
-      } catch (const std::bad_alloc&) {
-        throw Error(ErrorCode::Allocation, "cannot allocate " + bytesStr(al.bytes) + " of host memory" + what, {}, "host");
-      }
-      continue;
-    }
-    const auto dev = poolDevice(al.pool);
-    try {
-      mem[a].device = dev->alloc(static_cast<std::size_t>(std::max<int64_t>(al.bytes, 4)));
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::Allocation) throw;
-      throw Error(ErrorCode::Allocation, e.message() + what, e.where(), dev->info().id);
-    }
-  }
-}
 
 Step PreparedPlan::Impl::prepareCopy(const PlanSource& src, const PlanStep& s) {
   Step st;
@@ -136,7 +118,9 @@ Step PreparedPlan::Impl::prepareCopy(const PlanSource& src, const PlanStep& s) {
   st.bytes = static_cast<std::size_t>(from.bytes);
   st.from = poolDevice(from.pool);
   st.to = poolDevice(to.pool);
-  if (from.pool == 0 && to.pool != 0) {
+  if (s.zeroCopy) {
+    st.op = Step::Op::ZeroCopy;
+  } else if (from.pool == 0 && to.pool != 0) {
     st.op = Step::Op::Upload;
     if (uploadsResidentLeaf(src.graph, src.plan, s)) {
       st.residentLeaf = static_cast<int>(leafOf[st.src]);
@@ -170,6 +154,7 @@ Step PreparedPlan::Impl::prepareLaunch(const PlanSource& src, const PlanStep& s)
     throw Error(ErrorCode::Internal, "kernel k" + std::to_string(e.fused) + " was not built for " + st.device);
   st.op = Step::Op::Launch;
   st.dev = rt.opencl(e.device);
+  st.hostMemoryDevice = rt.hostVisible(rt.poolOf(e.device));
   st.kernel = it->second;
   st.temps = st.dev->allocTemps(st.kernel);
   // Arguments in param order: Read params take the loads in order, ReadWrite params the stores
@@ -179,13 +164,13 @@ Step PreparedPlan::Impl::prepareLaunch(const PlanSource& src, const PlanStep& s)
   const std::vector<int32_t> stores = k.storeOps();
   for (int32_t p : k.params()) {
     if (k.at(p).paramKind() == ParamKind::Read) {
-      st.args.push_back(deviceBuf(s.inputs.at(readIndex++)));
+      st.argBuffers.push_back(s.inputs.at(readIndex++));
       continue;
     }
     std::size_t si = 0;
     while (si < stores.size() && k.at(stores[si]).src[0] != p) ++si;
     if (si == stores.size()) throw Error(ErrorCode::Internal, "kernel param without a store");
-    st.args.push_back(deviceBuf(s.outputs.at(si)));
+    st.argBuffers.push_back(s.outputs.at(si));
   }
   return st;
 }
@@ -202,7 +187,24 @@ PreparedPlan::PreparedPlan(const PlanSource& source, DeviceRuntime& runtime, std
     m.leafOf[b] = source.graph.structural(m.buffers[b].cls).ref;
     if (m.leafOf[b] >= leaves_.size()) throw Error(ErrorCode::Internal, "plan: a leaf without a bound value");
   }
-  m.allocate(source);
+  // Outputs whose root is in host memory are written in the run's output tensor.
+  m.boundOutput.assign(m.buffers.size(), false);
+  m.outputMemory.assign(m.buffers.size(), nullptr);
+  std::vector<bool> boundAllocation(plan.allocations.size(), false);
+  for (auto& [cls, b] : plan.outputs) {
+    const uint32_t r = m.root(b);
+    if (m.buffers[r].leaf || !runtime.hostVisible(m.buffers[r].pool)) continue;
+    m.boundOutput[r] = true;
+    boundAllocation.at(m.buffers[r].allocation) = true;
+  }
+  // An allocation an output shares with another value (a plan built without output slots of
+  // their own) keeps its memory: that output is copied out instead.
+  for (std::size_t b = 0; b < m.buffers.size(); ++b)
+    if (!m.buffers[b].leaf && m.buffers[b].alias < 0 && !m.boundOutput[b] && boundAllocation[m.buffers[b].allocation])
+      boundAllocation[m.buffers[b].allocation] = false;
+  for (std::size_t b = 0; b < m.buffers.size(); ++b)
+    if (m.boundOutput[b] && !boundAllocation[m.buffers[b].allocation]) m.boundOutput[b] = false;
+  m.mem = std::make_unique<PlanMemory>(plan, runtime, boundAllocation, [&source](std::size_t a) { return valuesIn(source, a); });
   for (int64_t p : plan.peakBytes) m.peakBytes += p;
   std::set<OpenCLDevice*> seen;
   for (const PlanStep& s : plan.steps) {
@@ -242,17 +244,18 @@ struct PreparedPlan::RunState {
   std::vector<double> hostNs;
   std::vector<bool> skipped;  // resident uploads that moved nothing
   std::vector<OpenCLEvent> outputEvents;
-  // A queued upload reads its host memory until it completes: before host memory that an
-  // allocation shares is written again (a GEMM, a download), everything queued must finish.
-  bool hostReadsPending = false;
+  // Queued commands may still read or write host memory (an upload reads its source until it
+  // completes; a host-memory device's kernels work in place): before the host reads or writes
+  // host memory (a GEMM, a download), everything queued must finish.
+  bool hostAccessPending = false;
 };
 
 void PreparedPlan::enqueueStep(std::size_t i, RunState& st) {
   Impl& m = *impl_;
   Step& s = m.steps[i];
-  auto beforeHostWrite = [&] {
-    if (st.hostReadsPending) m.finishAll();
-    st.hostReadsPending = false;
+  auto beforeHostAccess = [&] {
+    if (st.hostAccessPending) m.finishAll();
+    st.hostAccessPending = false;
   };
   switch (s.op) {
     case Step::Op::Upload:
@@ -260,20 +263,27 @@ void PreparedPlan::enqueueStep(std::size_t i, RunState& st) {
         st.skipped[i] = true;
         break;
       }
-      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(s.dst), m.hostPtr(leaves_, s.src), s.bytes));
-      st.hostReadsPending = st.hostReadsPending || !m.buffers[s.src].leaf;
+      // A produced value in host memory may still be being written by a host-memory device.
+      if (!m.buffers[m.root(s.src)].leaf) beforeHostAccess();
+      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(leaves_, s.dst, s.to), m.hostPtr(leaves_, s.src), s.bytes));
+      st.hostAccessPending = st.hostAccessPending || !m.buffers[m.root(s.src)].leaf;
       s.uploaded = true;
       break;
     case Step::Op::Download:
-      beforeHostWrite();
-      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(s.src), m.hostPtr(leaves_, s.dst), s.bytes, true));
+      beforeHostAccess();
+      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(leaves_, s.src, s.from), m.hostPtr(leaves_, s.dst), s.bytes, true));
       break;
     case Step::Op::DeviceToDevice:
-      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(s.src), s.staging.data(), s.bytes, true));
-      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(s.dst), s.staging.data(), s.bytes));
+      st.events[i].push_back(s.from->enqueueRead(m.deviceBuf(leaves_, s.src, s.from), s.staging.data(), s.bytes, true));
+      st.events[i].push_back(s.to->enqueueWrite(m.deviceBuf(leaves_, s.dst, s.to), s.staging.data(), s.bytes));
+      break;
+    case Step::Op::ZeroCopy:
+      // Nothing moves. Host readers wait for the queues before their access; a second device in
+      // host memory waits for the first here (queues do not order each other).
+      if (s.from && s.to && s.from != s.to) s.from->finish();
       break;
     case Step::Op::Gemm: {
-      beforeHostWrite();
+      beforeHostAccess();
       const auto g0 = Clock::now();
       runGemm(s.gemm, reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[0])),
               reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[1])),
@@ -281,24 +291,48 @@ void PreparedPlan::enqueueStep(std::size_t i, RunState& st) {
       st.hostNs[i] = sinceNs(g0);
       break;
     }
-    case Step::Op::Launch: st.events[i] = s.dev->enqueue(s.kernel, s.args, s.temps); break;
+    case Step::Op::Launch:
+      s.args.clear();
+      for (uint32_t b : s.argBuffers) s.args.push_back(m.deviceBuf(leaves_, b, s.dev));
+      st.events[i] = s.dev->enqueue(s.kernel, s.args, s.temps);
+      st.hostAccessPending = st.hostAccessPending || s.hostMemoryDevice;
+      break;
     case Step::Op::Empty: break;
   }
 }
 
-std::vector<HostTensor> PreparedPlan::readOutputs(RunState& st) {
+// The run's output tensors: those written in place are bound before the steps run.
+std::vector<HostTensor> PreparedPlan::bindOutputs() {
   Impl& m = *impl_;
-  std::vector<HostTensor> outs;
-  for (const Output& o : m.outputs) {
-    HostTensor h(o.dtype, o.shape);
-    const PlanBuffer& pb = m.buffers[o.buffer];
-    if (pb.leaf || pb.pool == 0)
-      std::memcpy(h.bytes(), m.hostPtr(leaves_, o.buffer), h.byteSize());
-    else
-      st.outputEvents.push_back(m.poolDevice(pb.pool)->enqueueRead(m.deviceBuf(o.buffer), h.bytes(), h.byteSize(), false));
-    outs.push_back(std::move(h));
+  std::vector<HostTensor> outs(m.outputs.size());
+  std::fill(m.outputMemory.begin(), m.outputMemory.end(), nullptr);
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    const uint32_t r = m.root(m.outputs[i].buffer);
+    if (!m.boundOutput[r] || m.outputMemory[r]) continue;
+    outs[i] = HostTensor::uninitialized(m.outputs[i].dtype, m.outputs[i].shape);
+    m.outputMemory[r] = &outs[i];
   }
   return outs;
+}
+
+// Reads back what was not written in place: device memory is read by the queues (before the
+// final wait), host memory copied after it.
+void PreparedPlan::readOutputs(RunState& st, std::vector<HostTensor>& outs, bool afterWait) {
+  Impl& m = *impl_;
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    const Output& o = m.outputs[i];
+    const uint32_t r = m.root(o.buffer);
+    if (m.outputMemory[r] == &outs[i]) continue;
+    const PlanBuffer& pb = m.buffers[r];
+    const bool host = pb.leaf || m.boundOutput[r] || m.mem->hostMemory(pb.allocation);
+    if (host != afterWait) continue;
+    HostTensor h = HostTensor::uninitialized(o.dtype, o.shape);
+    if (host)
+      std::memcpy(h.bytes(), m.hostPtr(leaves_, o.buffer), h.byteSize());
+    else
+      st.outputEvents.push_back(m.poolDevice(pb.pool)->enqueueRead(m.mem->device(pb.allocation), h.bytes(), h.byteSize(), false));
+    outs[i] = std::move(h);
+  }
 }
 
 void PreparedPlan::record(const RunState& st, RunRecord& record) const {
@@ -311,11 +345,13 @@ void PreparedPlan::record(const RunState& st, RunRecord& record) const {
     t.label = s.label;
     t.device = s.device;
     const bool copy = s.op == Step::Op::Upload || s.op == Step::Op::Download || s.op == Step::Op::DeviceToDevice;
-    t.kind = copy ? "copy" : s.op == Step::Op::Gemm ? "gemm" : "launch";
+    t.kind = copy ? "copy" : s.op == Step::Op::ZeroCopy ? "zero-copy" : s.op == Step::Op::Gemm ? "gemm" : "launch";
     t.resident = st.skipped[i];
     t.ns = st.hostNs[i];
     for (const OpenCLEvent& e : st.events[i]) t.ns += static_cast<double>(e.ns());
-    if (copy) {
+    if (s.op == Step::Op::ZeroCopy) {
+      // nothing moved: no time of its own (waits show in the wall time)
+    } else if (copy) {
       t.gbps = t.resident ? 0 : static_cast<double>(s.bytes) / std::max(t.ns, 1.0);
       record.copyNs += t.ns;
     } else {
@@ -336,16 +372,19 @@ std::vector<HostTensor> PreparedPlan::run(const Progress& progress, RunRecord& r
   st.skipped.assign(m.steps.size(), false);
   const auto t0 = Clock::now();
   std::vector<HostTensor> outs;
+  m.mem->beginRun();
   auto forgetResident = [&] {  // what was resident may be half-written: upload it again next time
     for (Step& s : m.steps) s.uploaded = false;
   };
   try {
+    outs = bindOutputs();
     for (std::size_t i = 0; i < m.steps.size(); ++i) {
       progress.check("execution");
       enqueueStep(i, st);
     }
-    outs = readOutputs(st);
+    readOutputs(st, outs, false);
     m.finishAll();
+    readOutputs(st, outs, true);
   } catch (...) {
     m.drainQuietly();
     forgetResident();

@@ -50,7 +50,8 @@ class PreparedPlan {
   struct Impl;
   struct RunState;
   void enqueueStep(std::size_t step, RunState& state);
-  std::vector<HostTensor> readOutputs(RunState& state);
+  std::vector<HostTensor> bindOutputs();
+  void readOutputs(RunState& state, std::vector<HostTensor>& outs, bool afterWait);
   void record(const RunState& state, RunRecord& record) const;
   std::unique_ptr<Impl> impl_;
   std::vector<HostTensor> leaves_;

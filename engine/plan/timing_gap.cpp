@@ -20,9 +20,10 @@ std::string us(double ns) {
 std::string reasonFor(const StepTiming& t, const StepGap& s, bool cold, bool tuned) {
   const bool slower = s.measuredNs > s.predictedNs;
   if (t.kind == "copy")
-    return slower ? "copies are predicted as a fixed 2 us plus bytes at one measured rate; this one moved fresh "
-                    "pages or waited for the queue"
-                  : "copies are predicted as a fixed 2 us plus bytes at one measured rate; this one was cheaper";
+    return slower ? "copies are predicted from a 4 KiB and a 16 MiB copy timed when the devices opened; this one "
+                    "moved fresh pages or waited for the queue"
+                  : "copies are predicted from a 4 KiB and a 16 MiB copy timed when the devices opened; this one was "
+                    "cheaper (warm caches)";
   if (t.kind == "gemm")
     return slower ? "OpenBLAS was timed alone; in the plan it shares the cores with the other devices' threads"
                   : "OpenBLAS was timed alone on cold caches; in the plan its operands were already in cache";
@@ -52,6 +53,8 @@ TimingGap timingGap(const Graph& g, const ExecPlan& plan, const RunRecord& run, 
       r.measuredNs += t.ns;
       if (t.resident) {
         s.reason = "a resident parameter: nothing was uploaded (the plan costs its upload)";
+      } else if (t.kind == "zero-copy") {
+        s.reason = "zero-copy: both ends work in host memory, nothing moved (the plan costs the wait for the producer)";
       } else if (std::max(s.measuredNs, s.predictedNs) >= kGapFloorNs &&
                  (s.measuredNs > 2 * s.predictedNs || s.predictedNs > 2 * s.measuredNs)) {
         s.flagged = true;

@@ -79,7 +79,7 @@ std::vector<ComparisonRow> DeviceComparison::rows(const std::string& baselineSel
   bool anyCopy = false;
   for (const ComparisonEntry& e : entries)
     for (const StepTiming& st : e.run.steps) {
-      if (st.kind == "copy") {
+      if (st.kind == "copy" || st.kind == "zero-copy") {
         anyCopy = true;
         continue;
       }
@@ -110,7 +110,7 @@ std::vector<ComparisonRow> DeviceComparison::rows(const std::string& baselineSel
     const ComparisonEntry& e = entries[ei];
     if (!e.error.empty()) continue;
     for (const StepTiming& st : e.run.steps) {
-      const std::size_t ri = st.kind == "copy" ? copyRow : rowOf.at(comparisonLabel(st));
+      const std::size_t ri = st.kind == "copy" || st.kind == "zero-copy" ? copyRow : rowOf.at(comparisonLabel(st));
       ComparisonCell& c = out[ri].cells[ei];
       if (c.present && c.device != st.device && c.device.find(st.device) == std::string::npos) c.device += "+" + st.device;
       if (!c.present) c.device = st.device;

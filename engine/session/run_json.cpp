@@ -48,7 +48,8 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
   for (const PlanStep& st : t.plan.steps) {
     nlohmann::json p = {{"kind", st.kind == PlanStep::Kind::Launch ? "launch" : "copy"},
                         {"label", st.label},
-                        {"device", s.devices().at(st.device).name}};
+                        {"device", s.devices().at(st.device).name},
+                        {"zero_copy", st.zeroCopy}};
     if (st.kind == PlanStep::Kind::Launch) {
       const KernelEntry& e = t.entries.at(st.kernel);
       p["kernel"] = e.kind == KernelEntry::Kind::Gemm ? e.gemm.str() : t.kernels.at(e.fused).name;

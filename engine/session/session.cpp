@@ -103,7 +103,7 @@ Session::Session(Program program, SessionOptions options) : program_(std::move(p
   devices_ = selectDevices(options_.devices, found);
   poolOf_ = memoryPools(devices_);
   if (!hostOnly(devices_)) {
-    runtime_ = std::make_unique<DeviceRuntime>(devices_);
+    runtime_ = std::make_unique<DeviceRuntime>(devices_, options_.zeroCopy);
     std::string warning;
     cache_ = TuningCache::open(options_.cache, &warning);
     if (!warning.empty()) trace_.warnings.push_back(warning);
@@ -284,13 +284,13 @@ void Session::memoryOps() {
 // ---------------------------------------------------------------- extract / plan
 void Session::extract() {
   if (hostOnly(devices_)) return;
-  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
+  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
   trace_.extraction = ks::extract(program_.graph, program_.resultClasses(), d);
 }
 
 void Session::plan() {
   if (hostOnly(devices_)) return;
-  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true)};
+  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
   std::vector<std::string> names;
   for (auto& dev : devices_) names.push_back(dev.name);
   trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);

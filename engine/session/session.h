@@ -33,6 +33,9 @@ struct SessionOptions {
   // engine's default is none, so a library caller opts in; the CLI and the GUI default to default.
   RuleSelection rewrite{RewriteMode::None, {}, {}};
   VerifyBudget verify;             // how much host checking a verified run may cost
+  // Devices whose memory is host memory (PoCL) share values with host and openblas in place
+  // (--zero-copy on); off: every pool boundary is a real copy, as on a device with its own memory.
+  bool zeroCopy = true;
 };
 
 // Saturation limits of a tune level (docs/cli.md lists them); aggressive doubles each.

@@ -111,6 +111,11 @@ void plan(const ExecPlan& pl, const Sizes& n, std::size_t pools) {
     if (b.lastStep < -1 || b.lastStep > steps)  // an output lives to the end: one past the last step
       bad(path + "/last", "expected -1, a step of the plan or " + std::to_string(steps) + ", found " + std::to_string(b.lastStep));
     if (b.bytes < 0) bad(path + "/bytes", "expected a size >= 0, found " + std::to_string(b.bytes));
+    if (b.alias != -1) {
+      if (b.alias < 0 || static_cast<std::size_t>(b.alias) >= nb || pl.buffers[b.alias].alias != -1 ||
+          static_cast<std::size_t>(b.alias) == i)
+        bad(path + "/alias", "expected -1 or another buffer that aliases none, found " + std::to_string(b.alias));
+    }
   }
   for (std::size_t i = 0; i < pl.allocations.size(); ++i)
     inRange(at("/trace/plan/allocations", i) + "/pool", pl.allocations[i].pool, pools, "a memory pool");

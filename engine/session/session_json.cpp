@@ -24,7 +24,9 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 3: the fusion trace writes a kernel that only grew by what it gained (fusion trace version 2), so
 // a chain of appends writes each class once, not once per later step of its kernel. Versions 1
 // and 2 hold whole states and load as they are.
-constexpr int kVersion = 3;
+// 4: plan steps say "zero_copy" and buffers their "alias" (a zero-copy step's destination is its
+// source's memory), devices "host_visible". Earlier files load with every copy a real copy.
+constexpr int kVersion = 4;
 using json = nlohmann::json;
 
 template <class T>
@@ -355,9 +357,14 @@ std::string Session::toJson() const {
     for (auto& s : pl.steps) {
       json sj = recordJson(s);
       sj["kind"] = s.kind == PlanStep::Kind::Launch ? "launch" : "copy";
+      sj["zero_copy"] = s.zeroCopy;
       pj["steps"].push_back(sj);
     }
-    for (auto& b : pl.buffers) pj["buffers"].push_back(recordJson(b));
+    for (auto& b : pl.buffers) {
+      json bj = recordJson(b);
+      bj["alias"] = b.alias;
+      pj["buffers"].push_back(bj);
+    }
     for (auto& a : pl.allocations) pj["allocations"].push_back({{"pool", a.pool}, {"bytes", a.bytes}});
     for (auto& [c, b] : pl.outputs) pj["outputs"].push_back({c.v, b});
     tj["plan"] = pj;
@@ -429,8 +436,12 @@ void readPlan(const json& pj, ExecPlan& pl) {
   jsonEach(pj, "steps", [&](const json& x) {
     pl.steps.push_back(recordFrom<PlanStep>(x));
     pl.steps.back().kind = kindIs(x, "launch", "copy") ? PlanStep::Kind::Launch : PlanStep::Kind::Copy;
+    pl.steps.back().zeroCopy = jsonGet<bool>(x, "zero_copy", false);
   });
-  jsonEach(pj, "buffers", [&](const json& x) { pl.buffers.push_back(recordFrom<PlanBuffer>(x)); });
+  jsonEach(pj, "buffers", [&](const json& x) {
+    pl.buffers.push_back(recordFrom<PlanBuffer>(x));
+    pl.buffers.back().alias = jsonGet<int>(x, "alias", -1);
+  });
   jsonEach(pj, "allocations", [&](const json& x) { pl.allocations.push_back({jsonGet<uint32_t>(x, "pool"), jsonGet<int64_t>(x, "bytes")}); });
   jsonEach(pj, "outputs", [&](const json& x) {
     const auto pair = jsonAs<std::vector<uint32_t>>(x);

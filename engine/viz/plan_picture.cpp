@@ -43,8 +43,17 @@ Picture planPicture(const PlanPictureInput& in) {
   const ExecPlan& plan = in.plan;
   std::vector<int> producer(plan.buffers.size(), -1);  // buffer -> node that writes it
   std::vector<int> nodeOfStep(plan.steps.size(), -1);
+  // A zero-copy step moves nothing: its consumers read the producer's memory, drawn as a dashed
+  // edge from the producer labelled zero-copy.
+  std::vector<bool> zeroCopied(plan.buffers.size(), false);
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& st = plan.steps[i];
+    if (st.zeroCopy && st.inputs.size() == 1 && st.outputs.size() == 1 && st.inputs[0] < producer.size() &&
+        st.outputs[0] < producer.size()) {
+      producer[st.outputs[0]] = producer[st.inputs[0]];
+      zeroCopied[st.outputs[0]] = true;
+      continue;
+    }
     const bool upload = st.kind == PlanStep::Kind::Copy && !st.inputs.empty() && st.inputs[0] < producer.size() &&
                         producer[st.inputs[0]] < 0;
     if (upload) continue;
@@ -60,7 +69,8 @@ Picture planPicture(const PlanPictureInput& in) {
       Edge e;
       e.from = producer[b];
       e.to = nodeOfStep[i];
-      e.label = classRef(plan.buffers[b].cls.v);
+      e.label = classRef(plan.buffers[b].cls.v) + (zeroCopied[b] ? " zero-copy" : "");
+      e.memory = zeroCopied[b];
       p.edges.push_back(e);
     }
   }

@@ -135,6 +135,7 @@ print("ok: run --repeat 0 reports the cold run")
 PY
 expect 2 "run --repeat -1" -- "$cli" run "$sm" --devices host --repeat -1
 expect 2 "run --warmup x" -- "$cli" run "$sm" --devices host --warmup x
+expect 2 "run --zero-copy maybe" -- "$cli" run "$sm" --devices host --zero-copy maybe
 if "$cli" devices | grep -q '^opencl:0:0'; then
   expect 0 "run on PoCL + openblas with --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json
   python3 - "$tmp/out" <<'PY' || fail=1
@@ -143,9 +144,30 @@ d = json.load(open(sys.argv[1]))
 assert d["verified"] is True, "verify failed"
 assert d["fused_kernels"] > 0 and d["launches"] > 0
 tm = d["timings_ms"]
+# PoCL works in host memory: its boundaries with openblas are zero-copy steps that move nothing.
+assert all("zero_copy" in p for p in d["plan"])
+zc = [p for p in d["plan"] if p["zero_copy"]]
+assert zc and all(p["kind"] == "copy" and p["label"].startswith("zero-copy") for p in zc), d["plan"]
+assert not [k for k in tm["kernels"] if k["kind"] == "copy"], tm["kernels"]
+assert all(k["ms"] == 0 for k in tm["kernels"] if k["kind"] == "zero-copy")
+print("ok: mlp on PoCL verified, %d fused kernels, %d launches, %d zero-copy steps" % (d["fused_kernels"], d["launches"], len(zc)))
+PY
+  expect 0 "run --zero-copy off --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json --zero-copy off
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verified"] is True, "verify failed"
+tm = d["timings_ms"]
+assert not any(p["zero_copy"] for p in d["plan"]), d["plan"]
 # Parameters stay on PoCL after the cold run: steady-state uploads are marked resident.
 assert tm["steady"]["runs"] >= 1 and any(k["resident"] for k in tm["kernels"]), tm["kernels"]
-print("ok: mlp on PoCL verified, %d fused kernels, %d launches" % (d["fused_kernels"], d["launches"]))
+print("ok: --zero-copy off copies, parameters resident")
+PY
+  "$cli" devices --json >"$tmp/dev.json" && python3 - "$tmp/dev.json" <<'PY' || fail=1
+import json, sys
+d = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+assert d["host"]["host_visible"] and d["openblas"]["host_visible"] and d["opencl:0:0"]["host_visible"], d
+print("ok: devices --json says host_visible (PoCL works in host memory)")
 PY
   # Rewrites: (A @ B) @ v with a transposed pair and a x*1, the report in run --json, verified
   # against the program as built.

@@ -1,6 +1,8 @@
 // The prepared plan: buffers allocated once, parameters uploaded on the cold run only and kept
-// resident, inputs uploaded every run, a changed parameter uploaded again; every run's outputs
-// equal the host oracle evaluated on the same leaf values.
+// resident, inputs uploaded every run, a changed parameter uploaded again (PoCL with zero-copy
+// off stands for a device with its own memory); with zero-copy, PoCL, host and openblas share
+// values in place: no copy step moves bytes, GEMMs read PoCL's results where they lie. Every
+// run's outputs equal the host oracle evaluated on the same leaf values.
 #include <QtTest>
 
 #include "engine/devices/device_info.h"
@@ -28,11 +30,12 @@ const char* kProgram =
     "output y\n"
     "output h\n";
 
-Session pocl(const std::string& devices) {
+Session pocl(const std::string& devices, bool zeroCopy = false) {
   SessionOptions o;
   o.devices = devices;
   o.tune = TuneLevel::None;
   o.cache = "none";
+  o.zeroCopy = zeroCopy;
   return Session(parseKs(kProgram, "prepared.ks"), o);
 }
 
@@ -142,6 +145,59 @@ class TestPreparedPlan : public QObject {
       QCOMPARE(r.cold, k == 0);
       expectMatches(s, r, x);
     }
+  }
+
+  // Zero-copy: every pool boundary of PoCL + openblas is a zero-copy step (no bytes move), the
+  // destination aliases its source, parameters are read in place, and the results match the host
+  // run after run, a changed parameter included.
+  void zeroCopyPlanSharesHostMemory() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session s = pocl("opencl:0:0,openblas", true);
+    s.runTo(Stage::Planned);
+    const ExecPlan& plan = s.trace().plan;
+    int zero = 0, gemms = 0;
+    for (const PlanStep& st : plan.steps) {
+      if (st.kind == PlanStep::Kind::Launch) gemms += s.trace().entries.at(st.kernel).kind == KernelEntry::Kind::Gemm;
+      if (st.kind != PlanStep::Kind::Copy) continue;
+      QVERIFY2(st.zeroCopy, st.label.c_str());
+      QCOMPARE(plan.buffers[st.outputs[0]].alias, static_cast<int>(rootBuffer(plan, st.inputs[0])));
+      ++zero;
+    }
+    QVERIFY2(zero >= 2 && gemms >= 1, plan.describe().c_str());
+    QCOMPARE(paramUploads(s), 0);
+    for (uint64_t k = 0; k < 3; ++k) {
+      const HostTensor x = randomInput(20 + k);
+      const RunRecord r = s.run({{"x", x}}, k == 0);
+      QVERIFY(r.verifyPassed);
+      expectMatches(s, r, x);
+      QCOMPARE(r.copyNs, 0.0);
+      for (const StepTiming& t : r.steps) QVERIFY2(t.kind != "copy", t.label.c_str());
+    }
+    HostTensor w = s.param("w");
+    for (int64_t i = 0; i < w.numel(); ++i) w.setDouble(i, 0.02 * static_cast<double>(i % 11) - 0.1);
+    s.setParam("w", w);
+    const HostTensor x = randomInput(30);
+    expectMatches(s, s.run({{"x", x}}, false), x);
+    const SteadyState st = s.repeatRuns(1, 3, 30.0);
+    QCOMPARE(st.runs, 3);
+  }
+
+  // Off, the same program copies at every boundary and gives the same values.
+  void zeroCopyOffCopies() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session on = pocl("opencl:0:0,openblas", true), off = pocl("opencl:0:0,openblas", false);
+    const HostTensor x = randomInput(40);
+    const RunRecord a = on.run({{"x", x}}, false), b = off.run({{"x", x}}, false);
+    int copies = 0;
+    for (const PlanStep& st : off.trace().plan.steps) {
+      QVERIFY(!st.zeroCopy);
+      copies += st.kind == PlanStep::Kind::Copy;
+    }
+    QVERIFY(copies >= 2);
+    for (const PlanBuffer& buf : off.trace().plan.buffers) QCOMPARE(buf.alias, -1);
+    QCOMPARE(a.outputs.size(), b.outputs.size());
+    for (std::size_t i = 0; i < a.outputs.size(); ++i)
+      QVERIFY(compareWithTolerance(a.outputs[i].value, b.outputs[i].value, 48).empty());
   }
 
   // A resident upload's buffer is never shared with another value, so it survives between runs.

@@ -63,13 +63,38 @@ class TestSessionFile : public QObject {
     const FusionTrace& t = s.trace().fusion.trace;
     QVERIFY(t.steps.size() >= 5);
     const Session back = Session::fromJson(s.toJson());
-    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 3);
+    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 4);
     const FusionTrace& u = back.trace().fusion.trace;
     QCOMPARE(u.steps.size(), t.steps.size());
     for (std::size_t i = 0; i < t.steps.size(); ++i) {
       QVERIFY(u.steps[i].diff.set == t.steps[i].diff.set);
       QCOMPARE(u.steps[i].diff.removed, t.steps[i].diff.removed);
       QVERIFY(u.stateAfter(i + 1) == t.stateAfter(i + 1));
+    }
+  }
+
+  // Files from before zero-copy (versions 2 and 3; the v3 one is a seed of the session fuzz corpus,
+  // mlp.ks on PoCL + openblas): every copy step is a real copy, no buffer aliases another, an OpenCL
+  // device read from them is not taken for host memory; a save writes version 4 with the keys.
+  void filesBeforeZeroCopyLoadWithRealCopies() {
+    for (const int version : {2, 3}) {
+      const std::string path =
+          std::string(KS_SOURCE_DIR) + "/tests/data/sessions/copies_v" + std::to_string(version) + ".kss.json";
+      QCOMPARE(json::parse(std::ifstream(path)).at("version").get<int>(), version);
+      const Session s = Session::load(path);
+      int copies = 0;
+      for (const PlanStep& st : s.trace().plan.steps) {
+        QVERIFY(!st.zeroCopy);
+        copies += st.kind == PlanStep::Kind::Copy;
+      }
+      QVERIFY(copies >= 2);
+      for (const PlanBuffer& b : s.trace().plan.buffers) QCOMPARE(b.alias, -1);
+      for (const DeviceInfo& d : s.devices()) QCOMPARE(d.hostVisible, d.kind != DeviceKind::OpenCL);
+      const json saved = json::parse(s.toJson());
+      QCOMPARE(saved.at("version").get<int>(), 4);
+      QVERIFY(saved["trace"]["plan"]["steps"][0].contains("zero_copy"));
+      QVERIFY(saved["trace"]["plan"]["buffers"][0].contains("alias"));
+      QVERIFY(saved["devices"][0].contains("host_visible"));
     }
   }
 
@@ -93,6 +118,7 @@ class TestSessionFile : public QObject {
         {"unknown step kind", "/trace/plan/steps/0", "expected \"launch\" or \"copy\", found \"jump\""},
         {"buffer pool 5", "/trace/plan/buffers/0/pool", "expected a memory pool"},
         {"kernel node ref 999", "/graph/nodes/", "expected a kernel entry of the trace"},
+        {"buffer alias 99999", "/trace/plan/buffers/1/alias", "expected -1 or another buffer that aliases none"},
     };
     for (int i = 0; i < int(std::size(rows)); ++i) QTest::newRow(rows[i][0]) << i << QString(rows[i][1]) << QString(rows[i][2]);
   }
@@ -124,6 +150,7 @@ class TestSessionFile : public QObject {
           for (auto& n : j["graph"]["nodes"])
             if (n["kind"] == "kernel") return void(n["ref"] = 999);
         },
+        [](json& j) { j["trace"]["plan"]["buffers"][1]["alias"] = 99999; },
     };
     const std::string message = loadEdited(edits.at(edit));
     QVERIFY2(has(message, "edited.kss.json"), message.c_str());  // the file is named
