@@ -26,6 +26,13 @@ void OutputSummaryModel::setOutputs(const std::vector<OutputValue>* outputs, con
   endResetModel();
 }
 
+const RunRecord* OutputSummaryModel::run() const {
+  if (!session_) return nullptr;
+  for (const RunRecord& r : session_->runs())
+    if (&r.outputs == outputs_ || &r.updates == outputs_) return &r;
+  return nullptr;
+}
+
 int OutputSummaryModel::rowCount(const QModelIndex& p) const {
   return p.isValid() || !outputs_ ? 0 : static_cast<int>(outputs_->size());
 }
@@ -50,12 +57,25 @@ QVariant OutputSummaryModel::data(const QModelIndex& index, int role) const {
       case Min: return num(o.min);
       case Max: return num(o.max);
       case Mean: return num(o.mean);
-      case Verify:
-        if (!o.verified) return QString("not verified");
-        return bad ? QString("MISMATCH") : QString("ok (max err %1)").arg(num(o.maxAbsError));
+      case Verify: {
+        const RunRecord* r = run();
+        if (!o.verified) return r && r->verified ? QString("not verified (budget)") : QString("not verified");
+        if (bad) return QString("MISMATCH");
+        if (r && r->verifyMode == VerifyMode::Sampled)
+          return QString("ok, sampled %1 of %2 (max err %3)").arg(r->verifyChecked).arg(r->verifyTotal).arg(num(o.maxAbsError));
+        return QString("ok (max err %1)").arg(num(o.maxAbsError));
+      }
     }
   } else if (role == Qt::ToolTipRole && index.column() == Verify) {
-    return o.verified ? (bad ? q(o.mismatch) : QString("equal to the host reference executor")) : QString("run without --verify");
+    const RunRecord* r = run();
+    const QString how = r && r->verified ? QString("\nverification: %1, %2 of %3 elements compared in %4 ms%5")
+                                               .arg(q(std::string(verifyModeName(r->verifyMode))))
+                                               .arg(r->verifyChecked)
+                                               .arg(r->verifyTotal)
+                                               .arg(r->verifyNs / 1e6, 0, 'f', 1)
+                                               .arg(r->verifyReason.empty() ? QString() : " (" + q(r->verifyReason) + ")")
+                                         : QString();
+    return (o.verified ? (bad ? q(o.mismatch) : QString("equal to the host reference executor")) : r && r->verified ? QString("the host check's budget was spent before this output") : QString("run without --verify")) + how;
   } else if (role == Qt::ForegroundRole && index.column() == Verify && o.verified) {
     return bad ? QColor("#c92a2a") : QColor("#2b8a3e");
   } else if (role == Qt::TextAlignmentRole && index.column() >= Min && index.column() <= Mean) {

@@ -28,6 +28,7 @@ class OutputSummaryModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
  private:
+  const RunRecord* run() const;  // the run the outputs belong to (its verification mode)
   const std::vector<OutputValue>* outputs_ = nullptr;
   const Session* session_ = nullptr;
 };

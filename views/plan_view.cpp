@@ -31,6 +31,19 @@ QString bytesText(int64_t b) {
   if (b >= 1024) return QString("%1 KiB").arg(b / 1024.0, 0, 'f', 1);
   return QString("%1 B").arg(b);
 }
+// Every candidate plan the session measured, the kept one marked, and why it won.
+QString candidatesText(const PlanChoice& c) {
+  if (c.candidates.empty()) return {};
+  QString s = "\n" + QObject::tr("plan chosen by measurement: %1").arg(QString::fromStdString(c.why));
+  for (const PlanCandidate& x : c.candidates)
+    s += "\n  " + QString(x.chosen ? "* " : "  ") + QString::fromStdString(x.devices) +
+         (x.blasThreads ? QObject::tr(" (OpenBLAS 1 thread)") : QString()) +
+         QObject::tr(": predicted %1 us, measured %2").arg(x.predictedNs / 1e3, 0, 'f', 1)
+             .arg(x.measuredNs >= 0 ? QObject::tr("%1 us over %2 runs").arg(x.measuredNs / 1e3, 0, 'f', 1).arg(x.runs)
+                                    : QString::fromStdString(x.note));
+  if (!c.policy.empty()) s += "\n" + QString::fromStdString(c.policy);
+  return s;
+}
 }  // namespace
 
 PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), context_(context) {
@@ -128,7 +141,7 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
                        .arg(plan.allocations.size())
                        .arg(pools.join(", "), bytesText(plan.bytesSaved), bytesText(plan.bytesWithoutReuse))
                        .arg(plan.predictedNs / 1e3, 0, 'f', 1) +
-                   (gap_.steps.empty() ? QString() : "\n" + QString::fromStdString(gap_.summary)));
+                   (gap_.steps.empty() ? QString() : "\n" + QString::fromStdString(gap_.summary)) + candidatesText(t.planChoice));
   graph_->setModel(planPictureOf(*session_));
   buildTimeline();
 }

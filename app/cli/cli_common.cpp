@@ -33,6 +33,9 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
   app.add_option("--verify-budget", f.verifyBudget,
                  "element operations the host check may take; past it a sample of the outputs is checked")
       ->check(finiteAtLeast(0));
+  app.add_option("--plan-candidates", f.planCandidates,
+                 "candidate plans measured on the devices before one is kept (default: none 1, quick 3, full 6)")
+      ->check(atLeast(1));
   app.add_option("--verify-samples", f.verifySamples, "elements per output checked when sampling")->check(atLeast(1));
 }
 
@@ -52,6 +55,7 @@ SessionOptions sessionOptions(const SessionFlags& f) {
   o.seed = f.seed;
   o.budgetCount = f.budgetCount;
   o.budgetSeconds = f.budgetSeconds;
+  o.planCandidates = f.planCandidates;
   o.rewrite.mode = *parseRewriteMode(f.rewrite);
   o.zeroCopy = f.zeroCopy == "on";  // the flag's check allows only known modes
   auto list = [](const std::string& csv) {

@@ -18,6 +18,7 @@ struct SessionFlags {
   std::string zeroCopy = "on";
   uint64_t seed = 0;
   int budgetCount = 0;
+  int planCandidates = -1;
   double budgetSeconds = 0;
   double verifyBudget = VerifyBudget{}.hostWork;
   int64_t verifySamples = VerifyBudget{}.samples;

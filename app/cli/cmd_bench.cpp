@@ -154,7 +154,8 @@ int cmdBench(int argc, char** argv) {
     const RunRecord& cold = s.run({}, true);
     pr.verified = cold.verifyPassed;
     pr.verification = verificationText(cold);
-    pr.verificationJson = {{"mode", verifyModeName(cold.verifyMode)}, {"checked", cold.verifyChecked}, {"total", cold.verifyTotal}};
+    pr.verificationJson = {{"mode", verifyModeName(cold.verifyMode)}, {"checked", cold.verifyChecked}, {"total", cold.verifyTotal},
+                           {"ms", cold.verifyNs / 1e6}};
     if (!cold.verifyReason.empty()) pr.verificationJson["reason"] = cold.verifyReason;
     pr.coldNs = cold.totalNs;
     const SteadyState st = s.repeatRuns(3, repeat, 30.0);

@@ -49,6 +49,20 @@ std::string nanNote(const HostTensor& t) {
 }
 }  // namespace
 
+namespace {
+// The candidate plans measured before the run, and why the kept one won.
+void printPlanChoice(const PlanChoice& c) {
+  if (c.candidates.empty()) return;
+  std::printf("plan: %s\n", c.why.c_str());
+  for (const PlanCandidate& x : c.candidates) {
+    std::printf("  %s %-28s %-12s predicted %10s  measured %10s%s%s\n", x.chosen ? "*" : " ", x.devices.c_str(),
+                x.blasThreads ? "blas 1 thr" : "", formatNs(x.predictedNs).c_str(),
+                x.measuredNs >= 0 ? formatNs(x.measuredNs).c_str() : "-", x.note.empty() ? "" : "  ", x.note.c_str());
+  }
+  if (!c.policy.empty()) std::printf("  %s\n", c.policy.c_str());
+}
+}  // namespace
+
 int cmdRun(int argc, char** argv) {
   Args args("run");
   SessionFlags flags;
@@ -116,7 +130,9 @@ int cmdRun(int argc, char** argv) {
                 formatNs(t.compileMs * 1e6).c_str());
     std::printf("devices: ");
     for (std::size_t i = 0; i < r.devices.size(); ++i) std::printf("%s%s", i ? ", " : "", r.devices[i].c_str());
-    std::printf("\n\noutputs:\n");
+    std::printf("\n");
+    printPlanChoice(t.planChoice);
+    std::printf("\noutputs:\n");
     for (const OutputValue& o : r.outputs) {
       std::printf("  %s: %s%s  min %.6g max %.6g mean %.6g%s\n    [%s]\n", o.name.c_str(),
                   std::string(dtypeName(o.value.dtype())).c_str(), shapeStr(o.value.shape()).c_str(), o.min, o.max,

@@ -33,4 +33,10 @@ double timeGemm(const GemmSpec& s, int repeats) {
 
 const char* openblasConfig() { return openblas_get_config(); }
 
+void setGemmThreads(int n) {
+  static const int initial = openblas_get_num_threads();
+  const int want = n > 0 ? n : initial;
+  if (openblas_get_num_threads() != want) openblas_set_num_threads(want);
+}
+
 }  // namespace ks

@@ -11,5 +11,7 @@ void runGemm(const GemmSpec& s, const float* a, const float* b, float* c);
 double timeGemm(const GemmSpec& s, int repeats = 5);
 // Wall time of the same product through the plainest cblas_sgemm call, for benchmarks.
 const char* openblasConfig();  // OpenBLAS build string
+// Threads OpenBLAS runs GEMMs on: n > 0, or 0 for the count it started with (every core).
+void setGemmThreads(int n);
 
 }  // namespace ks

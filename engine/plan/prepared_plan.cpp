@@ -1,6 +1,7 @@
 // Preparing a plan once (allocations, argument lists, temporaries) and running it many times.
 #include "engine/plan/prepared_plan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -373,6 +374,8 @@ std::vector<HostTensor> PreparedPlan::run(const Progress& progress, RunRecord& r
   const auto t0 = Clock::now();
   std::vector<HostTensor> outs;
   m.mem->beginRun();
+  if (std::any_of(m.steps.begin(), m.steps.end(), [](const Step& s) { return s.op == Step::Op::Gemm; }))
+    setGemmThreads(blasThreads_);
   auto forgetResident = [&] {  // what was resident may be half-written: upload it again next time
     for (Step& s : m.steps) s.uploaded = false;
   };

@@ -43,6 +43,9 @@ class PreparedPlan {
   // output order. Throws ks::Error (Launch, Cancelled, ...) after waiting for what was queued.
   std::vector<HostTensor> run(const Progress& progress, RunRecord& record);
 
+  // OpenBLAS threads the plan's GEMMs run on (0: every core); set before each run, since the
+  // count is the library's, shared by every plan of the process.
+  void setBlasThreads(int n) { blasThreads_ = n; }
   int runs() const { return runs_; }         // completed runs (0: the next one is cold)
   int64_t residentBytes() const;             // device bytes held by resident parameters/constants
 
@@ -56,6 +59,7 @@ class PreparedPlan {
   std::unique_ptr<Impl> impl_;
   std::vector<HostTensor> leaves_;
   int runs_ = 0;
+  int blasThreads_ = 0;
 };
 
 }  // namespace ks

@@ -50,6 +50,7 @@ struct RunRecord {
   VerifyMode verifyMode = VerifyMode::Full;
   int64_t verifyChecked = 0, verifyTotal = 0;  // elements compared, elements of every result
   std::string verifyReason;                    // why sampled or skipped
+  double verifyNs = 0;                         // wall time of the host check
   bool verifyMismatch() const { return verified && !verifyPassed; }
 };
 

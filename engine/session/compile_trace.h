@@ -13,6 +13,7 @@
 #include "engine/plan/extractor.h"
 #include "engine/plan/kernel_entry.h"
 #include "engine/plan/matmul_matcher.h"
+#include "engine/plan/plan_candidates.h"
 #include "engine/plan/run_record.h"
 #include "engine/rewrite/runner.h"
 #include "engine/tune/tune_search.h"
@@ -58,6 +59,9 @@ struct CompileTrace {
   std::vector<KernelEntry> entries;       // targets of the graph's Kernel nodes (Node::ref)
   Extraction extraction;
   ExecPlan plan;
+  // The candidate plans measured on the devices and why `plan` (the kept one) won; empty when
+  // one candidate was asked for (--tune none, --plan-candidates 1) or for a loaded session.
+  PlanChoice planChoice;
   std::string tuneLevel;
   double compileMs = 0;                   // all stages up to the plan
   std::vector<std::string> warnings;      // e.g. a corrupt tuning cache that was rebuilt

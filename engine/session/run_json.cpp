@@ -34,6 +34,24 @@ nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
   return j;
 }
 
+nlohmann::json planChoiceJson(const PlanChoice& c) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const PlanCandidate& x : c.candidates) {
+    nlohmann::json e = {{"devices", x.devices},
+                        {"blas_threads", x.blasThreads},
+                        {"predicted_ms", number(x.predictedNs / 1e6)},
+                        {"measured_ms", x.measuredNs >= 0 ? nlohmann::json(x.measuredNs / 1e6) : nlohmann::json()},
+                        {"runs", x.runs},
+                        {"steps", x.plan.steps.size()},
+                        {"chosen", x.chosen}};
+    if (!x.note.empty()) e["note"] = x.note;
+    list.push_back(e);
+  }
+  return {{"candidates", list},
+          {"why", c.candidates.empty() ? "one candidate asked for (--tune none or --plan-candidates 1): the extraction's plan, unmeasured" : c.why},
+          {"policy", c.policy}};
+}
+
 nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& steady) {
   const CompileTrace& t = s.trace();
   nlohmann::json j;
@@ -71,6 +89,7 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
                      {"steady", {{"wall", steady.totalNs / 1e6}, {"device_kernels", steady.kernelNs / 1e6},
                                  {"device_copies", steady.copyNs / 1e6}, {"runs", steady.runs}, {"warmups", steady.warmups}}}};
   j["memory"] = {{"peak_bytes", r.peakBytes}, {"bytes_saved_by_reuse", t.plan.bytesSaved}};
+  j["plan_choice"] = planChoiceJson(t.planChoice);
   if (t.rewrite.ran) {
     const RewriteReport& rw = t.rewrite.report;
     j["rewrite"] = {{"mode", t.rewrite.mode},           {"stop", rewriteStopName(rw.stop)},
@@ -82,7 +101,8 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
   }
   if (r.verified) {
     j["verified"] = r.verifyPassed && r.verifyMode != VerifyMode::Skipped;
-    j["verification"] = {{"mode", verifyModeName(r.verifyMode)}, {"checked", r.verifyChecked}, {"total", r.verifyTotal}};
+    j["verification"] = {{"mode", verifyModeName(r.verifyMode)}, {"checked", r.verifyChecked}, {"total", r.verifyTotal},
+                         {"ms", r.verifyNs / 1e6}};
     if (!r.verifyReason.empty()) j["verification"]["reason"] = r.verifyReason;
   }
   return j;

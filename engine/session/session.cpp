@@ -135,7 +135,7 @@ void Session::runTo(Stage target, const Progress& progress) {
       case Stage::Kernelized: kernelize(); break;
       case Stage::Tuned: tune(progress); break;
       case Stage::Extracted: extract(); break;
-      case Stage::Planned: plan(); break;
+      case Stage::Planned: plan(progress); break;
       case Stage::Loaded: break;
     }
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -288,14 +288,54 @@ void Session::extract() {
   trace_.extraction = ks::extract(program_.graph, program_.resultClasses(), d);
 }
 
-void Session::plan() {
+void Session::plan(const Progress& progress) {
   if (hostOnly(devices_)) return;
-  ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
-  std::vector<std::string> names;
-  for (auto& dev : devices_) names.push_back(dev.name);
-  trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
+  const int max = options_.planCandidates > 0 ? options_.planCandidates
+                  : options_.tune == TuneLevel::None ? 1
+                  : options_.tune == TuneLevel::Quick ? 3
+                                                       : 6;
+  trace_.planChoice = {};
+  if (max <= 1) {
+    ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
+    std::vector<std::string> names;
+    for (auto& dev : devices_) names.push_back(dev.name);
+    trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
+  } else {
+    progress.report(0.0, "measuring candidate plans");
+    std::vector<PlanCandidate> candidates = planCandidates(program_.graph, program_.resultClasses(), trace_.entries, devices_,
+                                                           poolOf_, runtime_->hostVisiblePools(), max);
+    trace_.planChoice = choosePlan(
+        std::move(candidates), [&](const PlanCandidate& c, int& runs) { return measureCandidate(c, progress, runs); }, 10e9);
+    trace_.planChoice.policy = blasPolicy(trace_.planChoice, devices_);
+    const PlanCandidate& w = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen));
+    trace_.extraction = w.extraction;
+    trace_.plan = w.plan;
+  }
   trace_.plan.key = planKey();
   prepared_.reset();
+}
+
+// A candidate's steady state: a cold run, then up to 5 timed runs (fewer for a slow program), on
+// the program's random inputs and the session's parameters.
+double Session::measureCandidate(const PlanCandidate& c, const Progress& progress, int& runs) {
+  const PlanSource source{program_.graph, c.plan, trace_.entries, trace_.kernels, devices_};
+  std::vector<HostTensor> leaves = bindLeaves(program_, {}, options_.seed);
+  for (auto& [i, value] : paramValues_) leaves[program_.params[i].leaf] = value;
+  PreparedPlan p(source, *runtime_, std::move(leaves));
+  p.setBlasThreads(c.blasThreads);
+  RunRecord cold;
+  p.run(progress, cold);
+  const int n = cold.totalNs > 1e9 ? 0 : cold.totalNs > 1e8 ? 2 : 5;
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) {
+    RunRecord r;
+    p.run(progress, r);
+    t.push_back(r.totalNs);
+  }
+  runs = std::max(n, 1);
+  if (t.empty()) return cold.totalNs;
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 // What a plan was made for: the graph (its cache key, Kernel and copy nodes included) and the
@@ -326,8 +366,10 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     for (std::size_t i = 0; prepared_ && i < leaves.size(); ++i)
       if (program_.graph.leaf(static_cast<uint32_t>(i)).kind != LeafKind::Input) leaves[i] = prepared_->leaf(static_cast<uint32_t>(i));
     // The oracle runs the program as built, not the term the rewrites chose.
+    const auto v0 = Clock::now();
     check = checkAgainstHost(original_ ? *original_ : program_.graph, program_.graph, results, leaves, values,
                              options_.verify);
+    rec.verifyNs = std::chrono::duration<double, std::nano>(Clock::now() - v0).count();
     rec.verified = true;
     rec.verifyMode = check.mode;
     rec.verifyChecked = check.checked;
@@ -387,6 +429,8 @@ std::vector<HostTensor> Session::execute(const std::vector<HostTensor>& leaves, 
   if (!prepared_) {
     const PlanSource source{program_.graph, trace_.plan, trace_.entries, trace_.kernels, devices_};
     prepared_ = std::make_unique<PreparedPlan>(source, *runtime_, leaves);
+    const PlanChoice& pc = trace_.planChoice;
+    if (pc.chosen >= 0) prepared_->setBlasThreads(pc.candidates.at(static_cast<std::size_t>(pc.chosen)).blasThreads);
   } else {
     for (const ProgramInput& in : program_.inputs) prepared_->setLeaf(in.leaf, leaves[in.leaf]);
   }

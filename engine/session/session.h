@@ -36,6 +36,9 @@ struct SessionOptions {
   // Devices whose memory is host memory (PoCL) share values with host and openblas in place
   // (--zero-copy on); off: every pool boundary is a real copy, as on a device with its own memory.
   bool zeroCopy = true;
+  // Candidate plans measured on the devices before one is kept (-1: by tune level: none 1, quick
+  // 3, full 6; 1: the extraction's plan, unmeasured).
+  int planCandidates = -1;
 };
 
 // Saturation limits of a tune level (docs/cli.md lists them); aggressive doubles each.
@@ -98,7 +101,8 @@ class Session {
   void tune(const Progress& progress);
   void memoryOps();
   void extract();
-  void plan();
+  void plan(const Progress& progress);
+  double measureCandidate(const PlanCandidate& c, const Progress& progress, int& runs);
   uint64_t planKey() const;
   void snapshot(Stage s);
   std::vector<HostTensor> execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec);

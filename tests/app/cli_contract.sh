@@ -102,7 +102,11 @@ for part in ["cold", "steady"]:
 assert tm["steady"]["runs"] >= 1 and tm["steady"]["warmups"] == 3, tm["steady"]
 assert tm["total"] == tm["steady"]["wall"]
 assert all("resident" in k for k in tm["kernels"])
-assert d["verification"] == {"mode": "full", "checked": 15, "total": 15}, d["verification"]
+v = d["verification"]
+assert {k: v[k] for k in ["mode", "checked", "total"]} == {"mode": "full", "checked": 15, "total": 15}, v
+assert isinstance(v["ms"], (int, float)) and v["ms"] >= 0, v
+pc = d["plan_choice"]
+assert pc["candidates"] == [] and "one candidate" in pc["why"] and pc["policy"] == "", pc
 print("ok: run --json keys and values")
 PY
 expect 0 "run --verify sampled" -- "$cli" run "$tmp/p.ks" --devices host --json --verify --verify-budget 0 --verify-samples 4 --repeat 0
@@ -152,6 +156,24 @@ assert not [k for k in tm["kernels"] if k["kind"] == "copy"], tm["kernels"]
 assert all(k["ms"] == 0 for k in tm["kernels"] if k["kind"] == "zero-copy")
 print("ok: mlp on PoCL verified, %d fused kernels, %d launches, %d zero-copy steps" % (d["fused_kernels"], d["launches"], len(zc)))
 PY
+  # Candidate plans measured on the devices: the kept one is the fastest measured.
+  expect 0 "run --plan-candidates 3 --json" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --plan-candidates 3 --repeat 2 --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+pc = json.load(open(sys.argv[1]))["plan_choice"]
+c = pc["candidates"]
+assert 2 <= len(c) <= 3, pc
+for x in c:
+    for k in ["devices", "blas_threads", "predicted_ms", "measured_ms", "runs", "steps", "chosen"]:
+        assert k in x, f"candidate lacks '{k}'"
+chosen = [x for x in c if x["chosen"]]
+assert len(chosen) == 1 and chosen[0]["measured_ms"] is not None, c
+assert all(chosen[0]["measured_ms"] <= x["measured_ms"] for x in c if x["measured_ms"] is not None), c
+assert pc["why"].startswith("fastest measured"), pc
+assert c[0]["devices"] == "opencl:0:0+openblas", c
+print("ok: plan_choice lists %d candidates, kept %s" % (len(c), chosen[0]["devices"]))
+PY
+  expect 2 "run --plan-candidates 0" -- "$cli" run "$sm" --devices host --plan-candidates 0
   expect 0 "run --zero-copy off --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json --zero-copy off
   python3 - "$tmp/out" <<'PY' || fail=1
 import json, sys
@@ -196,6 +218,7 @@ for k in ["devices", "total_ms", "ratio_to_best", "verified", "cold_ms", "kernel
     assert k in p, f"bench plan lacks '{k}'"
 assert p["verified"] is True and p["runs"] == 3 and p["warmups"] == 3
 assert p["verification"]["mode"] == "full" and p["verification"]["checked"] == p["verification"]["total"], p
+assert p["verification"]["ms"] >= 0, p
 print("ok: bench --json cold and steady keys")
 PY
   # Past the host check's budget bench compares a sample of the output (softmax.ks: one [4096, 1024]).

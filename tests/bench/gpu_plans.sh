@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Prepared plans on a GPU machine: builds the CLI without Qt, then times the transformer sample on
-# the first NVIDIA OpenCL device: the cold run (allocations + every upload) and the steady state
-# (bench's median wall over N runs, parameters resident), kernels and copies apart.
+# Prepared plans on a GPU machine: builds the CLI without Qt, then times the transformer and MLP
+# samples on the first NVIDIA OpenCL device -- the cold run (allocations + every upload) and the
+# steady state (median wall over N runs, parameters resident) at --tune quick -- against PyTorch
+# eager on the same GPU in the same call (tests/bench/gpu/torch_models.py: wall with a synchronize
+# per call, beside CUDA-event time), and prints the ratios of wall to wall.
 # Usage: tests/bench/gpu_plans.sh OUTDIR [REPEAT]
 set -eu
 out=${1:?OUTDIR}
-repeat=${2:-23}
+repeat=${2:-30}
 mkdir -p "$out"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  timeout 120 python3 tests/bench/gpu/torch_models.py >"$out/torch.jsonl" || echo "PyTorch baseline failed" >&2
+fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKS_BUILD_GUI=OFF -DKS_WITH_GRAPHVIZ=OFF \
   -DKS_WITH_ONNX=OFF -DKS_WITH_SQLITE=OFF >/dev/null
 ninja -C build-gpu kernelscope-cli >/dev/null
@@ -15,21 +20,29 @@ cli=$(find build-gpu -name kernelscope-cli -type f | head -1)
 dev=$(grep -i nvidia "$out/devices.txt" | head -1 | awk '{print $1}')
 [ -n "$dev" ] || { echo "no NVIDIA OpenCL device"; cat "$out/devices.txt"; exit 1; }
 for p in transformer mlp; do
-  "$cli" run "samples/$p.ks" --devices "$dev" --tune none --cache none --json >"$out/$p.run.json"
-  "$cli" bench "samples/$p.ks" --devices "$dev" --tune none --cache none --repeat "$repeat" --json >"$out/$p.bench.json"
+  timeout 150 "$cli" run "samples/$p.ks" --devices "$dev" --tune quick --cache "$out/tune.sqlite" --repeat "$repeat" \
+    --verify --json >"$out/$p.run.json" || echo "$p: run failed" >&2
 done
 python3 - "$out" <<'PY'
 import json, sys, os
 d = sys.argv[1]
+torch = {}
+if os.path.exists(os.path.join(d, "torch.jsonl")):
+    for line in open(os.path.join(d, "torch.jsonl")):
+        r = json.loads(line)
+        torch[r["name"]] = r
 for p in ["transformer", "mlp"]:
-    r = json.load(open(os.path.join(d, p + ".run.json")))
-    b = json.load(open(os.path.join(d, p + ".bench.json")))
-    ks = r["timings_ms"]["kernels"]
-    kern = sum(k["ms"] for k in ks if k["kind"] != "copy")
-    copy = sum(k["ms"] for k in ks if k["kind"] == "copy")
-    pl = b["plans"][0]
-    bk = sum(s["ms"] for s in pl["steps"] if "copy" not in s["step"])
-    bc = sum(s["ms"] for s in pl["steps"] if "copy" in s["step"])
-    print(f"{p}: cold wall {r['timings_ms']['total']:.3f} ms (kernels {kern:.3f}, copies {copy:.3f}); "
-          f"steady median wall {pl['total_ms']:.3f} ms (kernel medians {bk:.3f}, copy medians {bc:.3f}) over {b['repeat']} runs")
+    try:
+        r = json.load(open(os.path.join(d, p + ".run.json")))
+    except (OSError, ValueError):
+        print(f"{p}: no result")
+        continue
+    tm = r["timings_ms"]
+    st, cold = tm["steady"], tm["cold"]
+    line = (f"{p}: verified {r.get('verified')}; cold wall {cold['wall']:.3f} ms; steady wall {st['wall']:.3f} ms "
+            f"(kernels {st['device_kernels']:.3f}, copies {st['device_copies']:.3f}) over {st['runs']} runs")
+    if p in torch:
+        t = torch[p]
+        line += f"; PyTorch eager wall {t['wall_ms']:.3f} ms (events {t['event_ms']:.3f}) -> {st['wall'] / t['wall_ms']:.2f}x"
+    print(line)
 PY

@@ -31,7 +31,7 @@ ClassId unary(Graph& g, ClassId x, UnaryOp u) {
   n.in = {x};
   return g.add(n);
 }
-ExtractionDevices oneDevice() { return {{0}, {true}}; }
+ExtractionDevices oneDevice() { return {{0}, {true}, {}}; }
 }  // namespace
 
 class TestExtraction : public QObject {
@@ -112,7 +112,7 @@ class TestExtraction : public QObject {
     const ClassId xOnDev1 = g.addToDevice(x, 1, 300);
     addKernel(g, y, {x}, {y}, 1000, 0, 0);       // host-pool device
     addKernel(g, y, {xOnDev1}, {y}, 100, 1, 1);  // device 1, pool 1, needs the copy
-    ExtractionDevices d{{0, 1}, {true, true}};
+    ExtractionDevices d{{0, 1}, {true, true}, {}};
     Extraction ex = extract(g, {y}, d);
     QCOMPARE(ex.totalNs, 400.0);
     d.allowed = {true, false};

@@ -56,7 +56,7 @@ Extracted extractedExp() {
   k.out = {e.y};
   k.timeNs = 1500;
   e.kernel = e.g.addAlternative(e.y, k);
-  e.ex = extract(e.g, {e.y}, {{0}, {true}});
+  e.ex = extract(e.g, {e.y}, {{0}, {true}, {}});
   return e;
 }
 }  // namespace
@@ -176,7 +176,7 @@ class TestViz : public QObject {
     entry.schedule = "default";
     entry.timeNs = 1500;
     const std::vector<KernelEntry> entries{entry};
-    const ExecPlan plan = buildPlan(e.g, {e.y}, e.ex, entries, {{0}, {true}}, {"opencl:0:0"});
+    const ExecPlan plan = buildPlan(e.g, {e.y}, e.ex, entries, {{0}, {true}, {}}, {"opencl:0:0"});
     const std::vector<std::string> kernels{"k0 exp"}, devices{"opencl:0:0"};
     const Picture pic = planPicture({plan, entries, kernels, devices});
     QVERIFY(pic.findNode("s0") >= 0);
