@@ -25,7 +25,8 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // a chain of appends writes each class once, not once per later step of its kernel. Versions 1
 // and 2 hold whole states and load as they are.
 // 4: plan steps say "zero_copy" and buffers their "alias" (a zero-copy step's destination is its
-// source's memory), devices "host_visible". Earlier files load with every copy a real copy.
+// source's memory), devices "host_visible", runs their "verification" (mode, elements compared,
+// time). Earlier files load with every copy a real copy and each verified run taken as full.
 constexpr int kVersion = 4;
 using json = nlohmann::json;
 
@@ -377,6 +378,8 @@ std::string Session::toJson() const {
   // Runs
   for (const RunRecord& r : runs_) {
     json rj = recordJson(r);
+    rj["verification"] = {{"mode", verifyModeName(r.verifyMode)}, {"checked", r.verifyChecked}, {"total", r.verifyTotal},
+                          {"reason", r.verifyReason}, {"ns", field(r.verifyNs)}};
     for (auto& s : r.steps) rj["steps"].push_back(recordJson(s));
     for (auto& o : r.outputs) {
       json oj = recordJson(o);
@@ -512,6 +515,18 @@ void readTrace(const json& j, CompileTrace& t) {
 void readRuns(const json& j, std::vector<RunRecord>& runs) {
   jsonEach(j, "runs", [&](const json& rj) {
     RunRecord r = recordFrom<RunRecord>(rj);
+    if (rj.contains("verification")) {  // files before version 4 do not say how a run was verified
+      JsonPath at("verification");
+      const json& v = rj["verification"];
+      const std::string mode = jsonGet<std::string>(v, "mode", "full");
+      if (mode != "full" && mode != "sampled" && mode != "skipped")
+        throw Error(ErrorCode::Parse, "expected \"full\", \"sampled\" or \"skipped\", found \"" + mode + "\"");
+      r.verifyMode = mode == "sampled" ? VerifyMode::Sampled : mode == "skipped" ? VerifyMode::Skipped : VerifyMode::Full;
+      r.verifyChecked = jsonGet<int64_t>(v, "checked", 0);
+      r.verifyTotal = jsonGet<int64_t>(v, "total", 0);
+      r.verifyReason = jsonGet<std::string>(v, "reason", "");
+      if (v.contains("ns")) read(v["ns"], r.verifyNs);
+    }
     jsonEach(rj, "steps", [&](const json& x) { r.steps.push_back(recordFrom<StepTiming>(x)); });
     jsonEach(rj, "outputs", [&](const json& x) {
       OutputValue ov = recordFrom<OutputValue>(x);

@@ -48,7 +48,7 @@ class TestDevicesView : public QObject {
   static double nsOf(const ComparisonEntry& e, const std::string& label) {
     double ns = 0;
     for (const StepTiming& st : e.run.steps)
-      if ((st.kind == "copy" ? std::string("copies") : kernelOf(st)) == label) ns += st.ns;
+      if ((st.kind == "copy" || st.kind == "zero-copy" ? std::string("copies") : kernelOf(st)) == label) ns += st.ns;
     return ns;
   }
 
@@ -123,12 +123,13 @@ class TestDevicesView : public QObject {
     DevicesView v(&ctx);
     v.sessionLoaded(*ctx.snapshot());
     const auto& entries = comparison_->entries;
-    // Rows: the kernels of every entry (copies together), then "copies" if any, then "total".
+    // Rows: the kernels of every entry (copies and zero-copy steps together), then "copies" if any,
+    // then "total".
     std::vector<std::string> labels;
     bool copies = false;
     for (const ComparisonEntry& e : entries)
       for (const StepTiming& st : e.run.steps) {
-        if (st.kind == "copy") copies = true;
+        if (st.kind == "copy" || st.kind == "zero-copy") copies = true;
         else if (std::find(labels.begin(), labels.end(), kernelOf(st)) == labels.end()) labels.push_back(kernelOf(st));
       }
     if (copies) labels.push_back("copies");
