@@ -22,10 +22,13 @@ constexpr std::size_t kClassChecks = 256;
 
 bool contains(const std::vector<ClassId>& v, ClassId c) { return std::find(v.begin(), v.end(), c) != v.end(); }
 
-bool removeFirst(std::vector<ClassId>& v, ClassId c) {
-  auto it = std::find(v.begin(), v.end(), c);
-  if (it == v.end()) return false;
-  v.erase(it);
+// Removes one slot of `c` from an output list (a multiset: one slot per remaining consumer). The
+// newest slot goes: a class read by every term of a chain holds a slot per term at the front of
+// the list, and erasing from there would move the whole list once per term.
+bool removeOne(std::vector<ClassId>& v, ClassId c) {
+  auto it = std::find(v.rbegin(), v.rend(), c);
+  if (it == v.rend()) return false;
+  v.erase(std::next(it).base());
   return true;
 }
 
@@ -302,7 +305,7 @@ void Kernelizer::storeIfOutput(ClassId c) {
   // AOT classes are already in memory: storing their load kernel would copy a buffer onto itself.
   if (!hasKernelNode(c)) s = addStore(c, s, {"requested-output", "requested outputs are stored"});
   --rcs_.at(c);
-  removeFirst(mut(s.kid).outputs, c);
+  removeOne(mut(s.kid).outputs, c);
   if (rcs_.at(c) == 0) visited_.erase(c);
   const Work& w = get(s.kid);
   if (w.outputs.empty() && w.stores.empty()) {
@@ -559,7 +562,7 @@ Kernelizer::Slot Kernelizer::duplicateOrStore(ClassId child, Slot s, bool forceS
                                                                    "stored rather than recomputed"};
     s = addStore(child, s, why);
     if (get(s.kid).outputs.size() > 1) {
-      removeFirst(mut(s.kid).outputs, child);
+      removeOne(mut(s.kid).outputs, child);
       s = newLoadKernel(child, 1, FusionAction::Split,
                         {"single-output-loader", "a movement/reduce needs a loader of its own for " + cls(child)});
     }
@@ -570,7 +573,7 @@ Kernelizer::Slot Kernelizer::duplicateOrStore(ClassId child, Slot s, bool forceS
 
 Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
   Work& w = mut(s.kid);
-  removeFirst(w.outputs, child);
+  removeOne(w.outputs, child);
   // The child's chain, copied into a new kernel.
   std::vector<bool> need(w.k.size(), false);
   need[s.op] = true;
@@ -640,7 +643,7 @@ void Kernelizer::consume(ClassId c, int32_t kid) {
   uint32_t& rc = rcs_.at(c);
   if (rc == 0) fail("reference count", cls(c) + " consumed more often than it is used");
   --rc;
-  if (!removeFirst(mut(kid).outputs, c))
+  if (!removeOne(mut(kid).outputs, c))
     fail("output count", cls(c) + " consumed from " + kname(kid) + ", which holds no output slot for it");
   if (rc == 0) visited_.erase(c);
 }

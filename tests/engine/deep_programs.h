@@ -40,8 +40,9 @@ inline std::string onSmallStack(const std::function<void()>& f) {
   return error;
 }
 
-// The whole pipeline on `text`; fails the test on a wrong value.
-inline void pipeline(const std::string& text, const std::string& devices) {
+// The whole pipeline on `text` (the rewrite stage in `rewrite` mode: the CLI's and the GUI's
+// default is RewriteMode::Default); fails the test on a wrong value.
+inline void pipeline(const std::string& text, const std::string& devices, RewriteMode rewrite = RewriteMode::None) {
   Program p = parseKs(text, "chain.ks");
   const std::string printed = printKs(p);
   const Program again = parseKs(printed, "printed.ks");
@@ -50,6 +51,7 @@ inline void pipeline(const std::string& text, const std::string& devices) {
   o.tune = TuneLevel::None;
   o.cache = "none";
   o.devices = devices;
+  o.rewrite.mode = rewrite;
   Session s(std::move(p), o);
   const RunRecord& r = s.run({}, true);
   if (!r.verified || !r.verifyPassed) throw Error(ErrorCode::Internal, "the run differs from the host executor: " + r.outputs.at(0).mismatch);

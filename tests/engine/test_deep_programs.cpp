@@ -1,7 +1,8 @@
 // Programs as deep as they are long, on a thread with a 1 MiB stack, where any walk that recursed
 // once per term would overflow: a 16,000-op kernel lowered, emitted as OpenCL C and interpreted
 // (against the hand value), and a 16,000-term chain through the host pipeline (parse, print,
-// kernelize, plan, run, save, reload). test_long_deep_programs runs the device pipeline.
+// kernelize, plan, run, save, reload), with and without the rewrite stage. test_long_deep_programs
+// runs the device pipeline.
 #include <QThread>
 #include <QtTest>
 
@@ -63,6 +64,15 @@ class TestDeepPrograms : public QObject {
   void hostPipelineOnSmallStack() {
     const std::string error = onSmallStack([] { pipeline(chain(16000), "host"); });
     QVERIFY2(error.empty(), error.c_str());
+  }
+
+  // The same with the rewrite stage the CLI and the GUI run by default (saturating the chain's
+  // e-graph and extracting its cheapest term walk it too), and a chain of two ops per term.
+  void hostPipelineWithRewritesOnSmallStack() {
+    for (const char* op : {" + x", " - x * 0.5"}) {
+      const std::string error = onSmallStack([op] { pipeline(chain(16000, op), "host", RewriteMode::Default); });
+      QVERIFY2(error.empty(), (std::string(op) + ": " + error).c_str());
+    }
   }
 };
 

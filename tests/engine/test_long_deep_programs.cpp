@@ -1,5 +1,6 @@
 // Programs as deep as they are long: fused elementwise chains of 16,000 and 100,000 terms go
-// through every stage on the devices (parse, print, kernelize, lower, tune none, plan, run on PoCL,
+// through every stage on the devices as the CLI runs them (parse, print, the default rewrites,
+// kernelize, lower, tune none, plan, run on PoCL,
 // verify against the host executor, save, reload, export) on a thread with a 1 MiB stack. The
 // time per term is printed: the kernelizer bounds a kernel's size, so it stays flat.
 #include <QThread>
@@ -42,7 +43,7 @@ class TestLongDeepPrograms : public QObject {
     QFETCH(int, terms);
     QFETCH(QString, op);
     double s = 0;
-    const std::string error = onSmallStack([&] { s = seconds([&] { pipeline(chain(terms, op.toLatin1().constData()), "all"); }); });
+    const std::string error = onSmallStack([&] { s = seconds([&] { pipeline(chain(terms, op.toLatin1().constData()), "all", RewriteMode::Default); }); });
     QVERIFY2(error.empty(), error.c_str());
     qInfo("%d terms: whole pipeline %.2f s, %.1f us per term", terms, s, 1e6 * s / terms);
   }
