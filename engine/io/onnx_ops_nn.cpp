@@ -258,7 +258,11 @@ Value windows(Value x, const Window& w, double padValue) {
 
 std::vector<int64_t> spatialKernel(OnnxContext& c, const Shape& wShape) {
   std::vector<int64_t> k = c.node.attrInts("kernel_shape");
-  if (k.empty()) k.assign(wShape.begin() + 2, wShape.end());
+  if (k.empty()) {
+    // (out channels, in channels / groups, kernel...): a weight of lower rank has no kernel axes
+    if (wShape.size() < 2) c.fail("the weight has rank " + std::to_string(wShape.size()) + ", expected at least 2", ErrorCode::Shape);
+    k.assign(wShape.begin() + 2, wShape.end());
+  }
   return k;
 }
 
