@@ -313,13 +313,14 @@ class TestSession : public QObject {
     const double ms = std::chrono::duration<double, std::milli>(returnedAt - cancelledAt).count();
     QVERIFY(workerId != callerId);
     QVERIFY2(error.find("cancelled") != std::string::npos, error.c_str());
-    // 200 ms of wall time on a machine with a core for each runnable thread. On a shared machine
-    // the few milliseconds of work after the flag (unwinding, freeing the candidates) wait their
-    // turn behind every other runnable thread, so the bound scales with the load per core.
+    // Well under a second of wall time (the full tuning it cut short takes many seconds). On a
+    // shared machine the few milliseconds of work after the flag (unwinding, freeing the
+    // candidates) wait their turn behind every other runnable thread, and the load average lags
+    // a parallel ctest by a minute, so the bound leaves room and still scales with the load.
     double load = 0;
     const int cores = std::max(1u, std::thread::hardware_concurrency());
     const double slack = getloadavg(&load, 1) == 1 ? std::max(1.0, load / cores) : 1.0;
-    QVERIFY2(ms < 200 * slack, ("control came back after " + std::to_string(ms) + " ms (load per core " +
+    QVERIFY2(ms < 1000 * slack, ("control came back after " + std::to_string(ms) + " ms (load per core " +
                                 std::to_string(load / cores) + ")").c_str());
     QVERIFY(s.stage() < Stage::Planned);
     qInfo("cancel -> control back in %.1f ms (bound %.0f ms: load %.1f on %d cores)", ms, 200 * slack, load, cores);
