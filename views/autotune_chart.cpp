@@ -5,11 +5,10 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
-#include <QLogValueAxis>
-#include <QValueAxis>
 #include <algorithm>
-#include <cmath>
 #include <map>
+
+#include "views/time_axis.h"
 
 namespace ks {
 
@@ -66,9 +65,7 @@ QColor statusColor(TuneStatus s) {
 void drawAutotuneChart(QChart* chart, const AutotuneChartData& data, const std::vector<QString>& deviceNames,
                        bool logScale) {
   if (data.bars.empty()) return;
-  // Bars on a log axis start at its floor, the power of ten under the fastest time (strictly
-  // under, so a 1 us winner still has a bar).
-  const double floor = logScale ? std::pow(10.0, std::floor(std::log10(data.minUs * 0.999))) : 0.0;
+  const TimeAxis axis = timeAxisFor(data.minUs, data.maxUs, logScale);
   auto* series = new QBarSeries;
   for (std::size_t di = 0; di < data.devices.size(); ++di) {
     auto* set = new QBarSet(di < deviceNames.size() ? deviceNames[di] : QString::number(data.devices[di]));
@@ -76,7 +73,7 @@ void drawAutotuneChart(QChart* chart, const AutotuneChartData& data, const std::
     set->setSelectedColor(QColor("#fab005"));
     for (std::size_t b = 0; b < data.bars.size(); ++b) {
       const double v = data.bars[b].us[di];
-      *set << (v > 0 ? std::max(v, floor) : floor);
+      *set << barHeight(axis, v);
       if (data.bars[b].winnerOn[di]) set->selectBar(int(b));
     }
     series->append(set);
@@ -95,22 +92,7 @@ void drawAutotuneChart(QChart* chart, const AutotuneChartData& data, const std::
   x->setLabelsAngle(names.size() > 5 ? -40 : 0);
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
-  if (logScale) {
-    auto* y = new QLogValueAxis;
-    y->setBase(10);
-    y->setLabelFormat("%g");
-    y->setTitleText(QObject::tr("us (log)"));
-    y->setRange(floor, std::pow(10.0, std::ceil(std::log10(data.maxUs * 1.2))));
-    y->setMinorTickCount(-1);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-  } else {
-    auto* y = new QValueAxis;
-    y->setTitleText(QObject::tr("us"));
-    y->setRange(0, data.maxUs * 1.1);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-  }
+  attachTimeAxis(chart, series, axis);
 }
 
 }  // namespace ks

@@ -12,18 +12,16 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QLogValueAxis>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
-#include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
 
 #include "views/table_export.h"
+#include "views/time_axis.h"
 #include "views/table_fit.h"
 
 namespace ks {
@@ -339,7 +337,7 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
       }
   // The reference executor can be 100x slower than a device: a log axis keeps both readable.
   const bool logScale = lo > 0 && hi / lo > 30;
-  const double floor = logScale ? std::pow(10.0, std::floor(std::log10(lo))) : 0.0;
+  const TimeAxis axis = timeAxisFor(lo, hi, logScale);
   // Many kernels (a transformer has ~30): chart the 7 slowest, the rest as one "other" bar.
   constexpr std::size_t kMaxKernelBars = 7;
   std::vector<std::size_t> kernels, tail;
@@ -367,7 +365,7 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
     if (!e.error.empty()) name += tr(" (failed)");
     else if (total.speedup > 0) name += QString(" (%1x)").arg(total.speedup, 0, 'f', 2);
     auto* set = new QBarSet(name);
-    auto value = [&](double ns) { return ns > 0 ? std::max(ns / 1e3, floor) : floor; };
+    auto value = [&](double ns) { return barHeight(axis, ns / 1e3); };
     for (std::size_t i = 0; i < shown.size(); ++i) {
       if (!tail.empty() && i == kernels.size()) {
         double ns = 0;
@@ -398,22 +396,7 @@ void DevicesView::buildChart(const std::vector<ComparisonRow>& rows) {
   }
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
-  if (logScale) {
-    auto* y = new QLogValueAxis;
-    y->setBase(10);
-    y->setLabelFormat("%g");
-    y->setTitleText(tr("us (log)"));
-    y->setRange(floor, std::pow(10.0, std::ceil(std::log10(hi * 1.2))));
-    y->setMinorTickCount(-1);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-  } else {
-    auto* y = new QValueAxis;
-    y->setTitleText(tr("us"));
-    y->setRange(0, hi > 0 ? hi * 1.1 : 1.0);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-  }
+  attachTimeAxis(chart, series, axis);
   chart->setTitle(logScale ? tr("Time per kernel and in total (us, log scale); legend: total speed-up")
                            : tr("Time per kernel and in total (us); legend: total speed-up"));
 }

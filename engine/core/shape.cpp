@@ -25,6 +25,21 @@ Shape rowMajorStrides(const Shape& s) {
   return st;
 }
 
+std::vector<int64_t> unravelIndex(int64_t flat, const Shape& s) {
+  std::vector<int64_t> c(s.size());
+  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
+    c[i] = s[i] ? flat % s[i] : 0;
+    flat = s[i] ? flat / s[i] : 0;
+  }
+  return c;
+}
+
+int64_t ravelIndex(const std::vector<int64_t>& coord, const Shape& s) {
+  int64_t f = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) f = f * s[i] + coord[i];
+  return f;
+}
+
 int normalizeAxis(int64_t axis, int rank, const char* op) {
   const int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)

@@ -13,6 +13,9 @@ using Shape = std::vector<Dim>;
 int64_t numel(const Shape& s);
 std::string shapeStr(const Shape& s);  // "[2, 3]"
 Shape rowMajorStrides(const Shape& s);
+// Row-major index <-> coordinates of a shape (a zero-sized axis gives coordinate 0).
+std::vector<int64_t> unravelIndex(int64_t flat, const Shape& s);
+int64_t ravelIndex(const std::vector<int64_t>& coord, const Shape& s);
 // The axes of size other than 1, in order: a [1, 128, 1, 1024] value as a 128 x 1024 grid.
 Shape gridShape(const Shape& s);
 

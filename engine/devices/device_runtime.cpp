@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/host_allocator.h"
+#include "engine/core/median.h"
 
 namespace ks {
 
@@ -38,8 +39,7 @@ bool probeZeroCopy(OpenCLDevice& dev, double& waitNs) {
       dev.finish();
       t.push_back(nsSince(t0));
     }
-    std::nth_element(t.begin(), t.begin() + 3, t.end());
-    waitNs = t[3];
+    waitNs = median(std::move(t));
   } catch (const Error&) {
     inPlace = false;  // a driver that refuses host pointers copies instead
   }
@@ -76,7 +76,7 @@ void DeviceRuntime::measureTransfers(OpenCLDevice& dev, uint32_t pool) {
   const std::size_t small = 4u << 10, large = 16u << 20;
   std::vector<char, HostAllocator<char>> host(large, 1);
   OpenCLBuffer b = dev.alloc(large);
-  auto median = [&](std::size_t n, int reps, bool write) {
+  auto timed = [&](std::size_t n, int reps, bool write) {
     std::vector<double> t;
     for (int r = 0; r <= reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -84,11 +84,10 @@ void DeviceRuntime::measureTransfers(OpenCLDevice& dev, uint32_t pool) {
       else dev.read(b, host.data(), n);
       if (r) t.push_back(nsSince(t0));  // the first is the warm-up
     }
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    return median(std::move(t));
   };
   for (const bool write : {true, false}) {
-    const double fixed = median(small, 5, write), big = median(large, 3, write);
+    const double fixed = timed(small, 5, write), big = timed(large, 3, write);
     Transfer& x = write ? write_[pool] : read_[pool];
     x.fixedNs = fixed;
     x.bytesPerNs = static_cast<double>(large - small) / std::max(big - fixed, 1.0);

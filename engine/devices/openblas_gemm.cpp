@@ -7,6 +7,8 @@
 #include <chrono>
 #include <vector>
 
+#include "engine/core/median.h"
+
 namespace ks {
 
 void runGemm(const GemmSpec& s, const float* a, const float* b, float* c) {
@@ -27,8 +29,7 @@ double timeGemm(const GemmSpec& s, int repeats) {
     runGemm(s, a.data(), b.data(), c.data());
     t.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
+  return median(std::move(t));
 }
 
 const char* openblasConfig() { return openblas_get_config(); }

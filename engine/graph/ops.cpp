@@ -27,9 +27,17 @@ std::string_view binaryOpName(BinaryOp op) { return kBinary[static_cast<std::siz
 std::string_view reduceOpName(ReduceOp op) { return kReduce[static_cast<std::size_t>(op)]; }
 std::optional<UnaryOp> parseUnaryOp(std::string_view s) { return parse<UnaryOp>(kUnary, s); }
 std::optional<BinaryOp> parseBinaryOp(std::string_view s) { return parse<BinaryOp>(kBinary, s); }
-std::optional<ReduceOp> parseReduceOp(std::string_view s) { return parse<ReduceOp>(kReduce, s); }
 
 bool isComparison(BinaryOp op) { return op >= BinaryOp::CmpLt && op <= BinaryOp::CmpNe; }
+BinaryOp combinerOf(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return BinaryOp::Add;
+    case ReduceOp::Prod: return BinaryOp::Mul;
+    case ReduceOp::Max: return BinaryOp::Max;
+    case ReduceOp::Min: return BinaryOp::Min;
+  }
+  return BinaryOp::Add;
+}
 bool isCommutative(BinaryOp op) {
   switch (op) {
     case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Max: case BinaryOp::Min:

@@ -31,8 +31,8 @@ std::string_view binaryOpName(BinaryOp op);  // "add"
 std::string_view reduceOpName(ReduceOp op);  // "sum"
 std::optional<UnaryOp> parseUnaryOp(std::string_view s);
 std::optional<BinaryOp> parseBinaryOp(std::string_view s);
-std::optional<ReduceOp> parseReduceOp(std::string_view s);
 bool isComparison(BinaryOp op);   // result dtype is bool
+BinaryOp combinerOf(ReduceOp op); // the binary op a reduction folds with: sum -> add, prod -> mul, max, min
 bool isCommutative(BinaryOp op);
 
 }  // namespace ks

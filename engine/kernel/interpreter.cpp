@@ -76,6 +76,21 @@ KVal evalCast(DType from, DType to, KVal x) {
   return r;
 }
 
+KVal reduceIdentity(ReduceOp r, DType at) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (r) {
+    case ReduceOp::Sum: return evalCast(DType::F64, at, KVal{0.0, 0});
+    case ReduceOp::Prod: return evalCast(DType::F64, at, KVal{1.0, 0});
+    case ReduceOp::Max:
+      if (at == DType::Bool) return KVal{0, 0};
+      return isFloat(at) ? KVal{-inf, 0} : KVal{0, floatToInt(at, -1e300)};
+    case ReduceOp::Min:
+      if (at == DType::Bool) return KVal{0, 1};
+      return isFloat(at) ? KVal{inf, 0} : KVal{0, floatToInt(at, 1e300)};
+  }
+  return KVal{};
+}
+
 namespace {
 [[noreturn]] void usage(const std::string& m) { throw Error(ErrorCode::Usage, "interpreter: " + m); }
 
@@ -106,19 +121,6 @@ void checkBuffers(const std::vector<int32_t>& params, const std::vector<DType>& 
             std::to_string(numels[i]) + "]");
 }
 
-std::vector<int64_t> unravel(int64_t flat, const Shape& s) {
-  std::vector<int64_t> c(s.size());
-  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
-    c[i] = s[i] ? flat % s[i] : 0;
-    flat = s[i] ? flat / s[i] : 0;
-  }
-  return c;
-}
-int64_t ravel(const std::vector<int64_t>& c, const Shape& s) {
-  int64_t f = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) f = f * s[i] + c[i];
-  return f;
-}
 }  // namespace
 
 void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
@@ -144,10 +146,10 @@ void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
         const Shape& is = k.at(o.src[0]).shape;
         out.resize(n);
         for (int64_t e = 0; e < n; ++e) {
-          std::vector<int64_t> c = unravel(e, o.shape), ic = c;
+          std::vector<int64_t> c = unravelIndex(e, o.shape), ic = c;
           bool pad = false;
           switch (o.moveKind()) {
-            case MoveKind::Reshape: ic = unravel(e, is); break;
+            case MoveKind::Reshape: ic = unravelIndex(e, is); break;
             case MoveKind::Expand:
               for (std::size_t a = 0; a < is.size(); ++a)
                 if (is[a] == 1) ic[a] = 0;
@@ -164,7 +166,7 @@ void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
               pad = ic[o.attr[0]] < 0 || ic[o.attr[0]] >= is[o.attr[0]];
               break;
           }
-          out[e] = pad ? kvalOf(o.value) : val[o.src[0]][ravel(ic, is)];
+          out[e] = pad ? kvalOf(o.value) : val[o.src[0]][ravelIndex(ic, is)];
         }
         break;
       }
@@ -193,23 +195,8 @@ void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
       case KOpKind::Reduce: {
         const int64_t K = k.at(o.src[0]).shape.back();
         const DType at = o.dtype == DType::F16 ? DType::F32 : o.dtype;
-        BinaryOp comb = BinaryOp::Add;
-        KVal ident;
-        const double inf = std::numeric_limits<double>::infinity();
-        switch (o.reduceOp()) {
-          case ReduceOp::Sum: ident = evalCast(DType::F64, at, KVal{0.0, 0}); break;
-          case ReduceOp::Prod: comb = BinaryOp::Mul, ident = evalCast(DType::F64, at, KVal{1.0, 0}); break;
-          case ReduceOp::Max:
-            comb = BinaryOp::Max;
-            ident = at == DType::Bool ? KVal{0, 0} : evalCast(DType::F64, at, KVal{-inf, 0});
-            break;
-          case ReduceOp::Min:
-            comb = BinaryOp::Min;
-            ident = at == DType::Bool ? KVal{0, 1} : evalCast(DType::F64, at, KVal{inf, 0});
-            break;
-        }
-        if (!isFloat(at) && at != DType::Bool && (o.reduceOp() == ReduceOp::Max || o.reduceOp() == ReduceOp::Min))
-          ident.i = floatToInt(at, o.reduceOp() == ReduceOp::Max ? -1e300 : 1e300);
+        const BinaryOp comb = combinerOf(o.reduceOp());
+        const KVal ident = reduceIdentity(o.reduceOp(), at);
         out.resize(n);
         for (int64_t e = 0; e < n; ++e) {
           KVal acc = ident;

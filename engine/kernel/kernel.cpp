@@ -210,55 +210,32 @@ std::vector<int32_t> Kernel::append(const Kernel& other) {
   return map;
 }
 
-Kernel Kernel::extract(int32_t op, std::vector<int32_t>& readParamsUsed, int32_t& newOp) const {
+std::vector<bool> Kernel::dependencies(const std::vector<int32_t>& roots) const {
   std::vector<bool> need(size(), false);
-  need[op] = true;
-  for (int32_t i = op; i >= 0; --i)
+  int32_t top = -1;
+  for (int32_t r : roots) need[r] = true, top = std::max(top, r);
+  // Operands have smaller indices than their users: one backward sweep reaches every dependency.
+  for (int32_t i = top; i >= 0; --i)
     if (need[i])
       for (int32_t s : ops[i].src) need[s] = true;
-  Kernel k;
-  std::vector<int32_t> map(size(), -1);
-  readParamsUsed.clear();
-  int32_t readIndex = 0;
-  for (int32_t i = 0; i <= op; ++i) {
-    const bool isRead = ops[i].kind == KOpKind::Param && ops[i].paramKind() == ParamKind::Read;
-    if (need[i]) {
-      KOp o = ops[i];
-      for (int32_t& s : o.src) s = map[s];
-      map[i] = k.push(std::move(o));
-      if (isRead) readParamsUsed.push_back(readIndex);
-    }
-    if (isRead) ++readIndex;
-  }
-  newOp = map[op];
-  return k;
+  return need;
 }
 
-std::vector<int32_t> Kernel::prune(std::vector<int32_t>& keep) {
-  std::vector<bool> need(size(), false);
-  for (int32_t k : keep) need[k] = true;
-  for (std::size_t i = 0; i < size(); ++i)
-    if (ops[i].kind == KOpKind::Store) need[i] = true;
-  for (int32_t i = static_cast<int32_t>(size()) - 1; i >= 0; --i)
-    if (need[i])
-      for (int32_t s : ops[i].src) need[s] = true;
-  std::vector<int32_t> map(size(), -1), survivingReads;
-  std::vector<KOp> kept;
+Kernel::Subset Kernel::subset(const std::vector<bool>& keep) const {
+  Subset r;
+  r.map.assign(size(), -1);
   int32_t readIndex = 0;
   for (std::size_t i = 0; i < size(); ++i) {
     const bool isRead = ops[i].kind == KOpKind::Param && ops[i].paramKind() == ParamKind::Read;
-    if (need[i]) {
+    if (keep[i]) {
       KOp o = ops[i];
-      for (int32_t& s : o.src) s = map[s];
-      map[i] = static_cast<int32_t>(kept.size());
-      kept.push_back(std::move(o));
-      if (isRead) survivingReads.push_back(readIndex);
+      for (int32_t& s : o.src) s = r.map[s];
+      r.map[i] = r.kernel.push(std::move(o));
+      if (isRead) r.readParams.push_back(readIndex);
     }
     if (isRead) ++readIndex;
   }
-  ops = std::move(kept);
-  for (int32_t& k : keep) k = map[k];
-  return survivingReads;
+  return r;
 }
 
 std::vector<int32_t> Kernel::shareCommonOps() {

@@ -76,12 +76,11 @@ class Kernel {
 
   // Appends all ops of `other` (params included, in order); returns the old->new index map.
   std::vector<int32_t> append(const Kernel& other);
-  // A new kernel holding only the ops `op` depends on. `readParamsUsed` receives, for every Read
-  // param of the new kernel in order, its position in this kernel's readParams().
-  Kernel extract(int32_t op, std::vector<int32_t>& readParamsUsed, int32_t& newOp) const;
-  // Removes ops that no root (Store ops plus `keep`) depends on; remaps `keep` in place and
-  // returns, for each surviving Read param in order, its old position in readParams().
-  std::vector<int32_t> prune(std::vector<int32_t>& keep);
+  // The ops that `roots` depend on, the roots included: one flag per op.
+  std::vector<bool> dependencies(const std::vector<int32_t>& roots) const;
+  // A kernel of only the flagged ops, in their order, renumbered.
+  struct Subset;
+  Subset subset(const std::vector<bool>& keep) const;
 
   // Common-subexpression elimination: an op equal to an earlier one (same kind, operands after
   // this rewrite, attributes, value) is dropped and its uses point at the earlier one; Params and
@@ -93,6 +92,12 @@ class Kernel {
   double flops() const;        // elementwise ops count once per output element, reduces per input element
   int64_t bytesMoved() const;  // bytes of every param read or written once
   std::string name() const;    // short name from the ops, e.g. "exp_mul_sum"
+};
+
+struct Kernel::Subset {
+  Kernel kernel;
+  std::vector<int32_t> map;         // old op index -> new one, -1 for an op left out
+  std::vector<int32_t> readParams;  // for each kept Read param in order, its position in readParams()
 };
 
 // Checks the rules at the top of this file; returns an empty string when the kernel is valid,

@@ -72,16 +72,6 @@ Scalar identityOf(ReduceOp r, DType t) {
   return Scalar::of(t, 0);
 }
 
-BinaryOp combineOf(ReduceOp r) {
-  switch (r) {
-    case ReduceOp::Sum: return BinaryOp::Add;
-    case ReduceOp::Prod: return BinaryOp::Mul;
-    case ReduceOp::Max: return BinaryOp::Max;
-    case ReduceOp::Min: return BinaryOp::Min;
-  }
-  return BinaryOp::Add;
-}
-
 DType accDType(DType t) { return t == DType::F16 ? DType::F32 : t; }
 
 bool floatOnly(UnaryOp u) {
@@ -215,7 +205,7 @@ class LaunchBuilder {
     const DType at = accDType(R.dtype);
     const int64_t accs = splitAcc ? u : 1;
     const Scalar ident = identityOf(R.reduceOp(), at);
-    const BinaryOp comb = combineOf(R.reduceOp());
+    const BinaryOp comb = combinerOf(R.reduceOp());
     std::vector<std::vector<int32_t>> acc(lanes.size());
     for (auto& a : acc)
       for (int64_t j = 0; j < accs; ++j) a.push_back(newAccumulator(ident));
@@ -329,7 +319,7 @@ class LaunchBuilder {
   std::vector<int32_t> tiledReduceLoop(int32_t op, const std::vector<Lane>& lanes) {
     const KOp& R = k_.at(op);
     const DType at = accDType(R.dtype);
-    const BinaryOp comb = combineOf(R.reduceOp());
+    const BinaryOp comb = combinerOf(R.reduceOp());
     const int64_t K = k_.at(R.src[0]).shape.back(), Kt = tile->Kt, u = unroll;
     std::vector<int32_t> acc;
     for (std::size_t i = 0; i < lanes.size(); ++i) acc.push_back(newAccumulator(identityOf(R.reduceOp(), at)));
@@ -789,7 +779,7 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
   const DType at = accDType(red.dtype);
   const int64_t K = k.at(red.src[0]).shape.back();
   const int64_t Lr = s.localReduce, G = s.groupSplit;
-  const BinaryOp comb = combineOf(red.reduceOp());
+  const BinaryOp comb = combinerOf(red.reduceOp());
   const auto pos = paramPositions(k);
   const int32_t temp = G > 1 ? static_cast<int32_t>(lk.temps.size()) : -1;
   if (G > 1) lk.temps.push_back({at, O * G});
@@ -908,7 +898,7 @@ void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std:
   for (const RowReduce& rr : plan.reduces) {
     const KOp& R = k.at(rr.reduce);
     const DType at = accDType(R.dtype);
-    const BinaryOp comb = combineOf(R.reduceOp());
+    const BinaryOp comb = combinerOf(R.reduceOp());
     std::vector<Lane> inner;
     for (const Idx& e : runs(k.at(R.src[0]).shape.back())) {
       Lane in{rr.idx, rr.mask, nullptr, nullptr, nullptr};

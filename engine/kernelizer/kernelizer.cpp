@@ -571,55 +571,32 @@ Kernelizer::Slot Kernelizer::duplicateOrStore(ClassId child, Slot s, bool forceS
   return duplicateChain(child, s);
 }
 
+// The ops of `w` that `keep` flags, with their classes and loads; `map` receives old -> new op.
+Kernelizer::Work Kernelizer::subsetOf(const Work& w, const std::vector<bool>& keep, std::vector<int32_t>& map) {
+  Kernel::Subset sub = w.k.subset(keep);
+  Work r;
+  r.k = std::move(sub.kernel);
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) r.opClass.push_back(w.opClass[i]);
+  for (int32_t p : sub.readParams) r.loads.push_back(w.loads.at(p));
+  map = std::move(sub.map);
+  return r;
+}
+
 Kernelizer::Slot Kernelizer::duplicateChain(ClassId child, Slot s) {
   Work& w = mut(s.kid);
   removeOne(w.outputs, child);
   // The child's chain, copied into a new kernel.
-  std::vector<bool> need(w.k.size(), false);
-  need[s.op] = true;
-  for (int32_t i = s.op; i >= 0; --i)
-    if (need[i])
-      for (int32_t p : w.k.at(i).src) need[p] = true;
-  Work nw;
-  std::vector<int32_t> map(w.k.size(), -1);
-  int32_t readIndex = 0;
-  for (int32_t i = 0; i <= s.op; ++i) {
-    const KOp& o = w.k.at(i);
-    const bool isRead = o.kind == KOpKind::Param && o.paramKind() == ParamKind::Read;
-    if (need[i]) {
-      KOp copy = o;
-      for (int32_t& p : copy.src) p = map[p];
-      map[i] = nw.k.push(std::move(copy));
-      nw.opClass.push_back(w.opClass[i]);
-      if (isRead) nw.loads.push_back(w.loads.at(readIndex));
-    }
-    if (isRead) ++readIndex;
-  }
+  std::vector<int32_t> map;
+  Work nw = subsetOf(w, w.k.dependencies({s.op}), map);
   nw.outputs = {child};
   // If that was the child's last use here, its chain is orphaned in the original: prune it,
   // keeping what the stores and the remaining outputs need.
   if (!contains(w.outputs, child)) {
-    std::vector<bool> keep(w.k.size(), false);
-    for (std::size_t i = 0; i < w.k.size(); ++i) keep[i] = w.k.ops[i].kind == KOpKind::Store;
-    for (ClassId c : w.outputs) keep[visited_.at(c).op] = true;
-    for (int32_t i = static_cast<int32_t>(w.k.size()) - 1; i >= 0; --i)
-      if (keep[i])
-        for (int32_t p : w.k.at(i).src) keep[p] = true;
-    Work pruned;
-    std::vector<int32_t> pmap(w.k.size(), -1);
-    int32_t ri = 0;
-    for (std::size_t i = 0; i < w.k.size(); ++i) {
-      const KOp& o = w.k.ops[i];
-      const bool isRead = o.kind == KOpKind::Param && o.paramKind() == ParamKind::Read;
-      if (keep[i]) {
-        KOp copy = o;
-        for (int32_t& p : copy.src) p = pmap[p];
-        pmap[i] = pruned.k.push(std::move(copy));
-        pruned.opClass.push_back(w.opClass[i]);
-        if (isRead) pruned.loads.push_back(w.loads.at(ri));
-      }
-      if (isRead) ++ri;
-    }
+    std::vector<int32_t> roots = w.k.storeOps();
+    for (ClassId c : w.outputs) roots.push_back(visited_.at(c).op);
+    std::vector<int32_t> pmap;
+    Work pruned = subsetOf(w, w.k.dependencies(roots), pmap);
     pruned.stores = w.stores;
     pruned.outputs = w.outputs;
     pruned.phase = w.phase;

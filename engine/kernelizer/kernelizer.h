@@ -87,6 +87,7 @@ class Kernelizer {
   void mergeKernels(int32_t src, int32_t dst, const Why& why);
   Slot duplicateOrStore(ClassId child, Slot s, bool forceStore, const Why& forceWhy);
   Slot duplicateChain(ClassId child, Slot s);
+  static Work subsetOf(const Work& w, const std::vector<bool>& keep, std::vector<int32_t>& map);
   void consume(ClassId c, int32_t kid);
   void pushOutputs(int32_t kid, ClassId c, uint32_t n);
   int32_t replay(int32_t kid, ClassId c);

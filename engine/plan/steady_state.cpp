@@ -1,18 +1,9 @@
 // Medians of repeated runs.
 #include "engine/plan/steady_state.h"
 
-#include <algorithm>
+#include "engine/core/median.h"
 
 namespace ks {
-
-namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
 
 SteadyState steadyStateOf(const std::vector<RunRecord>& runs, int warmups) {
   SteadyState s;

@@ -31,7 +31,6 @@ Value reduce(Value x, ReduceOp r, const std::vector<int>& axes) {
 }
 
 Value constant(ProgramBuilder* b, DType t, double v) { return b->scalar(v, t); }
-Value constantInt(ProgramBuilder* b, DType t, int64_t v) { return b->wrap(b->graph().addConst(Scalar::ofInt(t, v))); }
 
 std::vector<int64_t> keptShape(const Shape& s, const std::vector<int>& axes) {
   std::vector<int64_t> r(s.begin(), s.end());

@@ -19,7 +19,6 @@ Value where(Value cond, Value a, Value b);
 Value reduce(Value x, ReduceOp r, const std::vector<int>& axes);
 // A rank-0 constant of dtype t.
 Value constant(ProgramBuilder* b, DType t, double v);
-Value constantInt(ProgramBuilder* b, DType t, int64_t v);
 // The shape with the listed (normalized) axes set to 1.
 std::vector<int64_t> keptShape(const Shape& s, const std::vector<int>& axes);
 std::vector<int64_t> toVec(const Shape& s);

@@ -8,18 +8,12 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/median.h"
 #include "engine/devices/device_peaks.h"
 
 namespace ks {
 
 namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 const DeviceInfo* deviceNamed(const std::vector<DeviceInfo>& ds, const std::string& name) {
   for (const DeviceInfo& d : ds)
     if (d.name == name) return &d;

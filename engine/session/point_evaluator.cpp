@@ -11,52 +11,6 @@ namespace {
 constexpr std::size_t kMemoLimit = 1u << 22;  // entries (~100 MB at most)
 constexpr int kMaxDepth = 20000;              // nested nodes of one element (stack use)
 
-std::vector<int64_t> unravelIndex(int64_t flat, const Shape& s) {
-  std::vector<int64_t> c(s.size());
-  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
-    c[i] = s[i] ? flat % s[i] : 0;
-    flat = s[i] ? flat / s[i] : 0;
-  }
-  return c;
-}
-
-int64_t ravelIndex(const std::vector<int64_t>& c, const Shape& s) {
-  int64_t f = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) f = f * s[i] + c[i];
-  return f;
-}
-
-// The reduction's start value in its accumulation dtype (f16 accumulates in f32).
-KVal reduceIdentity(ReduceOp r, DType at) {
-  const double inf = std::numeric_limits<double>::infinity();
-  KVal v;
-  switch (r) {
-    case ReduceOp::Sum: return evalCast(DType::F64, at, KVal{0.0, 0});
-    case ReduceOp::Prod: return evalCast(DType::F64, at, KVal{1.0, 0});
-    case ReduceOp::Max:
-      if (at == DType::Bool) return KVal{0, 0};
-      if (!isFloat(at)) v.i = floatToInt(at, -1e300);
-      else v.f = -inf;
-      return v;
-    case ReduceOp::Min:
-      if (at == DType::Bool) return KVal{0, 1};
-      if (!isFloat(at)) v.i = floatToInt(at, 1e300);
-      else v.f = inf;
-      return v;
-  }
-  return v;
-}
-
-BinaryOp combinerOf(ReduceOp r) {
-  switch (r) {
-    case ReduceOp::Sum: return BinaryOp::Add;
-    case ReduceOp::Prod: return BinaryOp::Mul;
-    case ReduceOp::Max: return BinaryOp::Max;
-    case ReduceOp::Min: return BinaryOp::Min;
-  }
-  return BinaryOp::Add;
-}
-
 struct DepthGuard {
   int& d;
   explicit DepthGuard(int& depth) : d(depth) {

@@ -8,6 +8,7 @@
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/json_read.h"
+#include "engine/core/median.h"
 #include "engine/core/tolerance.h"
 #include "engine/devices/device_runtime.h"
 #include "engine/eval/host_executor.h"
@@ -334,8 +335,7 @@ double Session::measureCandidate(const PlanCandidate& c, const Progress& progres
   }
   runs = std::max(n, 1);
   if (t.empty()) return cold.totalNs;
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median(std::move(t));
 }
 
 // What a plan was made for: the graph (its cache key, Kernel and copy nodes included) and the

@@ -11,6 +11,7 @@
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/cancellable.h"
 #include "engine/core/json_read.h"
+#include "engine/core/median.h"
 #include "engine/core/tolerance.h"
 #include "engine/kernel/lowering.h"
 #include "engine/program/random.h"
@@ -381,8 +382,7 @@ class DeviceTuning {
         const double ns = launch(c);
         if (r >= t_.s_.budget.warmup) t.push_back(ns);
       }
-      std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-      return t[t.size() / 2];
+      return median(std::move(t));
     }
     std::vector<HostTensor> readOutputs() {
       std::vector<HostTensor> out;

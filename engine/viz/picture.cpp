@@ -13,12 +13,6 @@ constexpr std::array<std::string_view, kNumStyles> kStyleNames = {"plain",  "lea
 
 std::string_view styleName(Style s) { return kStyleNames.at(static_cast<std::size_t>(s)); }
 
-std::optional<Style> parseStyle(std::string_view s) {
-  for (std::size_t i = 0; i < kStyleNames.size(); ++i)
-    if (kStyleNames[i] == s) return static_cast<Style>(i);
-  return std::nullopt;
-}
-
 Palette paletteOf(Style s) {
   switch (s) {
     case Style::Leaf: return {"#e7f5ff", "#495057"};

@@ -2,7 +2,6 @@
 // model the CLI renders (DOT, SVG, PNG, JSON) and the GUI's graph views turn into Qt items.
 #pragma once
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +12,6 @@ namespace ks::viz {
 enum class Style : uint8_t { Plain, Leaf, Output, Alternative, Chosen, Group, Copy, Gemm };
 inline constexpr int kNumStyles = 8;
 std::string_view styleName(Style s);  // "chosen"
-std::optional<Style> parseStyle(std::string_view s);
 
 // Fill and border colours of a style, "#rrggbb".
 struct Palette {

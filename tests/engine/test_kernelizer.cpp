@@ -234,6 +234,30 @@ class TestKernelizer : public QObject {
     checkReplay(r);
   }
 
+  // The two Kernel operations a duplicated chain is made of: what an op needs, and a kernel of
+  // only those ops, renumbered, with the Read params it kept (by hand on a seven-op kernel).
+  void kernelSubsetKeepsDependencies() {
+    Kernel k;
+    const int32_t p0 = k.param(ParamKind::Read, DType::F32, {4}), p1 = k.param(ParamKind::Read, DType::F32, {4});
+    const int32_t out = k.param(ParamKind::ReadWrite, DType::F32, {4});
+    const int32_t e = k.unary(p1, UnaryOp::Exp), n = k.unary(p0, UnaryOp::Neg);
+    const int32_t a = k.binary(e, e, BinaryOp::Add), st = k.store(out, n);
+    QCOMPARE(k.dependencies({a}), (std::vector<bool>{false, true, false, true, false, true, false}));
+    QCOMPARE(k.dependencies({st}), (std::vector<bool>{true, false, true, false, true, false, true}));
+    QCOMPARE(k.dependencies({a, st}), std::vector<bool>(7, true));
+    const Kernel::Subset chain = k.subset(k.dependencies({a}));
+    QCOMPARE(chain.map, (std::vector<int32_t>{-1, 0, -1, 1, -1, 2, -1}));
+    QCOMPARE(chain.readParams, std::vector<int32_t>{1});  // p1, the second Read param
+    QCOMPARE(chain.kernel.size(), std::size_t(3));
+    QCOMPARE(chain.kernel.at(1).src, std::vector<int32_t>{0});
+    QCOMPARE(chain.kernel.at(2).src, (std::vector<int32_t>{1, 1}));
+    QCOMPARE(chain.kernel.at(2).binaryOp(), BinaryOp::Add);
+    const Kernel::Subset stored = k.subset(k.dependencies({st}));
+    QCOMPARE(stored.readParams, std::vector<int32_t>{0});
+    QCOMPARE(stored.kernel.at(3).src, (std::vector<int32_t>{1, 2}));  // store(out, neg(p0)), renumbered
+    QCOMPARE(verifyKernel(stored.kernel), std::string());
+  }
+
   void constantOutputAndLeafOutput() {
     ProgramBuilder b;
     Value x = b.input("x", DType::F32, {3});
