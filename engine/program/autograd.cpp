@@ -210,14 +210,17 @@ class Backward {
       }
       case BinaryOp::Max:
       case BinaryOp::Min: {
-        // Equal operands share the gradient (torch.maximum/minimum).
+        // Equal operands share the gradient (torch.maximum/minimum). A tie with a constant is a
+        // kink (relu(x) = max(x, 0) at 0, clamp at a bound) and passes nothing, as PyTorch's relu,
+        // relu6 and hardtanh do (torch.clamp alone passes the whole gradient at its bounds).
         const BinaryOp wins = n.binaryOp() == BinaryOp::Max ? BinaryOp::CmpGt : BinaryOp::CmpLt;
-        auto share = [&](Value self, Value other) {
-          Value tie = bin(BinaryOp::CmpEq, self, other);
-          return prim::where(tie, mul(g, k(t, 0.5)), prim::where(bin(wins, self, other), g, zero()));
+        auto share = [&](Value self, Value other, ClassId otherClass) {
+          Value winning = prim::where(bin(wins, self, other), g, zero());
+          if (g_.isConst(otherClass)) return winning;
+          return prim::where(bin(BinaryOp::CmpEq, self, other), mul(g, k(t, 0.5)), winning);
         };
-        accumulate(ac, [&] { return share(a(), b()); });
-        return accumulate(bc, [&] { return share(b(), a()); });
+        accumulate(ac, [&] { return share(a(), b(), bc); });
+        return accumulate(bc, [&] { return share(b(), a(), ac); });
       }
       default: return;  // comparisons and logic: bool or integer results
     }

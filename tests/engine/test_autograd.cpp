@@ -153,6 +153,41 @@ class TestAutograd : public QObject {
     for (int64_t i = 0; i < gq.numel(); ++i) QCOMPARE(gq.getDouble(i), leaves[q.inputs[0].leaf].getDouble(i) > 0 ? 1.0 : 0.0);
   }
 
+  // Ties, by hand: relu at 0 and clamp at its bounds are kinks that pass no gradient (PyTorch's
+  // relu and hardtanh), while two tensors that tie under maximum/minimum split it in halves
+  // (torch.maximum/minimum), and a max reduction shares it among the tied elements (torch.amax).
+  void kinksAtTies() {
+    Program p = parseKs(
+        "input x: f32[5]\ninput z: f32[5]\n"
+        "lr = sum(relu(x))\nr = grad(lr, [x])\n"
+        "lc = sum(clamp(x, -1, 1))\nc = grad(lc, [x])\n"
+        "lm = sum(maximum(x, z) + minimum(x, z) * 3)\nmx, mz = grad(lm, [x, z])\n"
+        "la = max(x + z)\nax, az = grad(la, [x, z])\n"
+        "output r, c, mx, mz, ax, az\n",
+        "ties.ks");
+    auto tensor = [](std::vector<double> v) {
+      HostTensor h(DType::F32, {static_cast<int64_t>(v.size())});
+      for (std::size_t i = 0; i < v.size(); ++i) h.setDouble(static_cast<int64_t>(i), v[i]);
+      return h;
+    };
+    const std::vector<HostTensor> r = HostExecutor::run(
+        p.graph, p.outputClasses(),
+        bindLeaves(p, {{"x", tensor({-1, 0, 0.5, 1, 2})}, {"z", tensor({0, 0, 0.5, 1, 0})}}, 0));
+    const std::vector<std::vector<double>> want = {
+        {0, 0, 1, 1, 1},        // relu: 0 at 0
+        {0, 1, 1, 0, 0},        // clamp(x, -1, 1): 0 at -1 and at 1
+        {3, 2, 2, 2, 1},        // x's share of max + 3 min: where x = z, 1 + 3 split in halves
+        {1, 2, 2, 2, 3},        // z's share
+        {0, 0, 0, 0.5, 0.5},    // max(x + z) = 2 at elements 3 and 4
+        {0, 0, 0, 0.5, 0.5},
+    };
+    for (std::size_t o = 0; o < want.size(); ++o)
+      for (std::size_t e = 0; e < want[o].size(); ++e)
+        QVERIFY2(r[o].getDouble(static_cast<int64_t>(e)) == want[o][e],
+                 qPrintable(QString("%1[%2] = %3, want %4").arg(QString::fromStdString(p.outputs[o].name)).arg(e)
+                                .arg(r[o].getDouble(static_cast<int64_t>(e))).arg(want[o][e])));
+  }
+
   // The backward pass shares forward classes (hashconsing): exp's gradient reuses exp(x).
   void backwardReusesForwardClasses() {
     Program p = parseKs("input x: f32[8]\ne = exp(x)\nl = sum(e)\ng = grad(l, [x])\noutput g\n", "e.ks");
