@@ -2,6 +2,7 @@
 #include "engine/check/onnx_check.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -79,10 +80,11 @@ std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string n = e.path().filename().string();
     if (n.rfind(prefix, 0) != 0 || e.path().extension() != ".pb") continue;
-    try {
-      v.push_back({std::stoi(n.substr(prefix.size())), e.path()});
-    } catch (...) {
-    }
+    const std::string k = e.path().stem().string().substr(prefix.size());
+    int index = 0;
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), index);
+    if (k.empty() || ec != std::errc{} || end != k.data() + k.size()) continue;  // not a numbered tensor: not ONNX's
+    v.push_back({index, e.path()});
   }
   std::sort(v.begin(), v.end());
   std::vector<fs::path> r;
@@ -159,7 +161,9 @@ OnnxCaseResult checkOnnxCase(const std::string& dir, const OnnxCheckOptions& o) 
   const auto t0 = std::chrono::steady_clock::now();
   try {
     r.opTypes = onnxModelOpTypes(model);
-  } catch (...) {
+  } catch (const std::exception&) {
+    // An unreadable model fails its run below, which reports why; the op list only feeds the
+    // per-op summary.
   }
   // The work runs on its own thread with shared state, so an overrun can be abandoned: the thread
   // is detached and its result dropped (the process exit ends it).

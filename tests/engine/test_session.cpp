@@ -323,7 +323,7 @@ class TestSession : public QObject {
     QVERIFY2(ms < 1000 * slack, ("control came back after " + std::to_string(ms) + " ms (load per core " +
                                 std::to_string(load / cores) + ")").c_str());
     QVERIFY(s.stage() < Stage::Planned);
-    qInfo("cancel -> control back in %.1f ms (bound %.0f ms: load %.1f on %d cores)", ms, 200 * slack, load, cores);
+    qInfo("cancel -> control back in %.1f ms (bound %.0f ms: load %.1f on %d cores)", ms, 1000 * slack, load, cores);
   }
 };
 
