@@ -10,6 +10,9 @@ namespace ks {
 namespace {
 constexpr std::size_t kMemoLimit = 1u << 22;  // entries (~100 MB at most)
 constexpr int kMaxDepth = 20000;              // nested nodes of one element (stack use)
+// One operand element a reduction accumulates, against one computed element: a load and an add
+// in a tight loop, where an elementwise value also allocates and writes its result.
+constexpr double kReduceTermWork = 0.25;
 
 struct DepthGuard {
   int& d;
@@ -28,6 +31,11 @@ PointEvaluator::PointEvaluator(const Graph& graph, const std::vector<HostTensor>
 
 KVal PointEvaluator::at(ClassId c, int64_t flat) {
   c = g_.find(c);
+  // A leaf or constant is a load: cheaper to read again than to memoise, and the memo stays for
+  // the values that are shared (a softmax row's max and sum).
+  const Node& n = g_.structural(c);
+  if (n.kind == NodeKind::Const) return kvalOf(n.value);
+  if (n.kind == NodeKind::Leaf) return leaf(n, flat);
   const uint64_t key = (static_cast<uint64_t>(c.v) << 40) ^ static_cast<uint64_t>(flat);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (++work_ > budget_)
@@ -134,11 +142,40 @@ KVal PointEvaluator::eval(ClassId c, int64_t flat) {
 }
 
 double hostOracleWork(const Graph& graph, const std::vector<ClassId>& outputs) {
-  double w = 0;
-  for (ClassId c : graph.topoOrder(outputs)) {
+  const std::vector<ClassId> order = graph.topoOrder(outputs);
+  std::unordered_map<uint32_t, int> uses;
+  for (ClassId c : order)
+    for (ClassId d : graph.structural(c).in) ++uses[graph.find(d).v];
+  // Products HostExecutor fuses into the sum that reads them (a matmul): never materialised.
+  std::unordered_map<uint32_t, bool> summedOnly;
+  for (ClassId c : order) {
     const Node& n = graph.structural(c);
+    if (n.kind != NodeKind::Reduce || n.reduceOp() != ReduceOp::Sum) continue;
+    const ClassId p = graph.find(n.in[0]);
+    const Node& pn = graph.structural(p);
+    const DType t = graph.dtype(p);
+    if (pn.kind == NodeKind::Binary && pn.binaryOp() == BinaryOp::Mul && uses[p.v] == 1 &&
+        (t == DType::F32 || t == DType::F64))
+      summedOnly[p.v] = true;
+  }
+  double w = 0;
+  for (ClassId c : order) {
+    const Node& n = graph.structural(c);
+    switch (n.kind) {
+      case NodeKind::Const:
+      case NodeKind::Leaf:
+      case NodeKind::Expand:
+      case NodeKind::Permute:
+      case NodeKind::Reshape:
+      case NodeKind::Narrow:
+      case NodeKind::Flip:
+      case NodeKind::Contiguous:
+      case NodeKind::ToDevice: continue;  // strides over a value, no element is computed
+      default: break;
+    }
+    if (summedOnly.count(c.v)) continue;
     w += static_cast<double>(numel(graph.shape(c)));
-    if (n.kind == NodeKind::Reduce) w += static_cast<double>(numel(graph.shape(n.in[0])));
+    if (n.kind == NodeKind::Reduce) w += kReduceTermWork * static_cast<double>(numel(graph.shape(n.in[0])));
   }
   return w;
 }

@@ -37,8 +37,9 @@ class PointEvaluator {
   std::unordered_map<uint64_t, KVal> memo_;
 };
 
-// Estimated element operations of running `outputs` through HostExecutor: each reachable class's
-// element count, a reduction's operand count. A guess for budgeting, not a measurement.
+// Estimated element operations of running `outputs` through HostExecutor: the elements of each
+// value it computes (views, leaves and a product fused into its sum cost nothing) and a quarter
+// per operand element a reduction reads. A guess for budgeting, not a measurement.
 double hostOracleWork(const Graph& graph, const std::vector<ClassId>& outputs);
 
 // The deterministic sample of elements checked out of `numel`: `count` evenly spread indices,

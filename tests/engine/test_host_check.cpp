@@ -122,6 +122,21 @@ class TestHostCheck : public QObject {
     QVERIFY2(h.reason.find("budget of 3 node visits") != std::string::npos, h.reason.c_str());
   }
 
+  // The estimate that decides between the whole-tensor oracle and a sample counts what the host
+  // computes: a transpose is a view, a matmul's product is fused into its sum (each of its
+  // M*N*K terms a quarter), an exp computes each of its elements.
+  void oracleWorkCountsComputedValuesOnly() {
+    const Program p = parseKs(
+        "input a: f32[16, 32]\ninput b: f32[32, 8]\n"
+        "t = transpose(a, 0, 1)\ny = a @ b\ne = exp(a)\n"
+        "output t\noutput y\noutput e\n",
+        "work.ks");
+    const std::vector<ClassId> outs = p.outputClasses();
+    QCOMPARE(hostOracleWork(p.graph, {outs[0]}), 0.0);
+    QCOMPARE(hostOracleWork(p.graph, {outs[1]}), 16.0 * 8 + 0.25 * 16 * 32 * 8);
+    QCOMPARE(hostOracleWork(p.graph, {outs[2]}), 16.0 * 32);
+  }
+
   void sessionRecordsTheMode() {
     SessionOptions o;
     o.devices = "host";
