@@ -293,25 +293,12 @@ void FusionView::explain(uint32_t a, uint32_t b) {
   const std::string key = "explain " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
                           std::to_string(a) + " " + std::to_string(b);
   // A failed explanation is answered with its reason, never left at "Explaining…".
-  struct Answer {
-    Separation sep;
-    std::string error;
-  };
-  postQuery<Answer>(
+  postQuery<Separation>(
       context_->queries(), RequestKind::Explanation, key,
-      [session, a, b] {
-        Answer r;
-        try {
-          r.sep = session->trace().fusion.trace.explainSeparation(ClassId(a), ClassId(b), &session->graph());
-        } catch (const std::exception& e) {
-          r.error = e.what();
-        }
-        return r;
-      },
-      this,
-      [this, a, b](const Answer& r) {
-        if (r.error.empty()) return showExplanation(a, b, r.sep);
-        answer_->setText("%" + QString::number(a) + " and %" + QString::number(b) + tr(": cannot explain (%1)").arg(q(r.error)));
+      [session, a, b] { return session->trace().fusion.trace.explainSeparation(ClassId(a), ClassId(b), &session->graph()); },
+      this, [this, a, b](const Separation& sep) { showExplanation(a, b, sep); },
+      [this, a, b](const std::string& error) {
+        answer_->setText("%" + QString::number(a) + " and %" + QString::number(b) + tr(": cannot explain (%1)").arg(q(error)));
       });
 }
 

@@ -211,14 +211,15 @@ void KernelView::showSource() {
       context_->queries(), RequestKind::KernelSource, key,
       [session, k, sched] {
         KernelSource r;
-        try {
-          r.source = session->kernelSource(k, sched, &r.lowered);
-        } catch (const std::exception& e) {
-          r.error = e.what();
-        }
+        r.source = session->kernelSource(k, sched, &r.lowered);
         return r;
       },
-      this, [this, name = rec.name, sched](const KernelSource& r) { showText(r, name, sched); });
+      this, [this, name = rec.name, sched](const KernelSource& r) { showText(r, name, sched); },
+      [this, name = rec.name, sched](const std::string& error) {
+        KernelSource r;
+        r.error = error;
+        showText(r, name, sched);
+      });
 }
 
 void KernelView::showText(const KernelSource& r, const std::string& kernel, const std::string& schedule) {

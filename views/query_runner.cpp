@@ -27,7 +27,7 @@ bool QueryRunner::isCurrent(RequestKind kind, quint64 id, quint64 epoch) const {
 }
 
 void QueryRunner::post(RequestKind kind, const std::string& key, std::function<Result()> work, QObject* receiver,
-                       std::function<void(const Result&)> done) {
+                       std::function<void(const Result&)> done, std::function<void(const std::string&)> failed) {
   const quint64 id = ++next_;
   latest_->newest[static_cast<std::size_t>(kind)].store(id);  // a newer request of this kind replaces any older one
   if (auto it = cache_.find(key); it != cache_.end()) {
@@ -41,28 +41,35 @@ void QueryRunner::post(RequestKind kind, const std::string& key, std::function<R
   std::shared_ptr<Latest> latest = latest_;
   QMetaObject::invokeMethod(
       context_,
-      [self, latest, kind, key, id, epoch, target, work = std::move(work), done = std::move(done)]() {
+      [self, latest, kind, key, id, epoch, target, work = std::move(work), done = std::move(done),
+       failed = std::move(failed)]() {
         // Work that a newer request of its kind replaced before it started is skipped.
         const auto k = static_cast<std::size_t>(kind);
         const bool stale = latest->newest[k].load() != id || latest->epoch.load() != epoch;
         Result r;
+        std::string error;
         if (!stale) {
           try {
             r = work();
-          } catch (const std::exception&) {
-            r.reset();
+          } catch (const std::exception& e) {
+            error = e.what();
+          } catch (...) {
+            error = "an unknown exception";
           }
+          if (!r && error.empty()) error = "no result";
         }
         QObject* app = QCoreApplication::instance();
         if (!app) return;
         QMetaObject::invokeMethod(
             app,
-            [self, kind, key, id, epoch, target, r, stale, done]() {
+            [self, kind, key, id, epoch, target, r, error, stale, done, failed]() {
               if (!self) return;
               --self->inFlight_;
               if (stale || self->latest_->epoch.load() != epoch) return;
               if (r) self->cache_[key] = r;
-              if (self->isCurrent(kind, id, epoch) && target) done(r);
+              if (!self->isCurrent(kind, id, epoch) || !target) return;
+              if (r) done(r);
+              else failed(error);
             },
             Qt::QueuedConnection);
       },

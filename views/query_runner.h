@@ -25,9 +25,10 @@ class QueryRunner : public QObject {
 
   // Runs `work` on the worker; `done` gets its result on the GUI thread, unless a newer request
   // of the same kind came first, clear() was called or `receiver` died. A cached key answers at
-  // once (before post returns). A `work` that throws gives a null result.
+  // once (before post returns). A `work` that throws reaches `failed` with what it said, under
+  // the same conditions, and is not cached (asking again runs it again).
   void post(RequestKind kind, const std::string& key, std::function<Result()> work, QObject* receiver,
-            std::function<void(const Result&)> done);
+            std::function<void(const Result&)> done, std::function<void(const std::string&)> failed);
   // Drops every cached result and every result still in flight (another session was loaded).
   void clear();
   int inFlight() const { return inFlight_; }
@@ -50,15 +51,15 @@ class QueryRunner : public QObject {
   int inFlight_ = 0;
 };
 
-// A typed request: `work` returns a T, `done` receives it.
+// A typed request: `work` returns a T, `done` receives it; `failed` receives what a throwing
+// `work` said.
 template <class T>
 void postQuery(QueryRunner& runner, RequestKind kind, const std::string& key, std::function<T()> work, QObject* receiver,
-               std::function<void(const T&)> done) {
+               std::function<void(const T&)> done, std::function<void(const std::string&)> failed) {
   runner.post(
       kind, key, [work = std::move(work)]() -> QueryRunner::Result { return std::make_shared<const T>(work()); }, receiver,
-      [done = std::move(done)](const QueryRunner::Result& r) {
-        if (r) done(*static_cast<const T*>(r.get()));
-      });
+      [done = std::move(done)](const QueryRunner::Result& r) { done(*static_cast<const T*>(r.get())); },
+      std::move(failed));
 }
 
 }  // namespace ks

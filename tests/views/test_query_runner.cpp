@@ -1,5 +1,5 @@
 // QueryRunner: work runs off the GUI thread; a request replaces an older one of its kind only;
-// results are cached by key; clear() drops results in flight.
+// results are cached by key; clear() drops results in flight; work that throws reports why.
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -17,6 +17,8 @@ struct Gate {
     while (!open.load()) QThread::msleep(1);
   }
 };
+// For requests whose work does not throw: a failure is a test failure.
+void unexpectedFailure(const std::string& error) { QFAIL(("unexpected failure: " + error).c_str()); }
 }  // namespace
 
 class TestQueryRunner : public QObject {
@@ -30,7 +32,7 @@ class TestQueryRunner : public QObject {
     postQuery<int>(runner, RequestKind::KernelSource, "a", [&worker] {
       worker = QThread::currentThreadId();
       return 42;
-    }, &receiver, [&got](const int& v) { got = v; });
+    }, &receiver, [&got](const int& v) { got = v; }, unexpectedFailure);
     QCOMPARE(got, 0);  // not answered inside post
     QTRY_COMPARE(got, 42);
     QVERIFY(worker && worker != QThread::currentThreadId());
@@ -47,16 +49,16 @@ class TestQueryRunner : public QObject {
       started = true;
       gate.wait();
       return 1;
-    }, &receiver, record);
+    }, &receiver, record, unexpectedFailure);
     QTRY_VERIFY(started.load());
-    postQuery<int>(runner, RequestKind::Explanation, "e", [] { return 2; }, &receiver, record);  // another kind
-    postQuery<int>(runner, RequestKind::KernelSource, "k2", [] { return 3; }, &receiver, record);  // replaces k1
+    postQuery<int>(runner, RequestKind::Explanation, "e", [] { return 2; }, &receiver, record, unexpectedFailure);  // another kind
+    postQuery<int>(runner, RequestKind::KernelSource, "k2", [] { return 3; }, &receiver, record, unexpectedFailure);  // replaces k1
     gate.open = true;
     QTRY_COMPARE(runner.inFlight(), 0);
     QCOMPARE(delivered, (std::vector<int>{2, 3}));
     // The replaced request's result was still computed (it was running) and is cached.
     int cached = 0;
-    postQuery<int>(runner, RequestKind::KernelSource, "k1", [] { return -1; }, &receiver, [&cached](const int& v) { cached = v; });
+    postQuery<int>(runner, RequestKind::KernelSource, "k1", [] { return -1; }, &receiver, [&cached](const int& v) { cached = v; }, unexpectedFailure);
     QCOMPARE(cached, 1);  // answered at once from the cache
   }
 
@@ -68,10 +70,10 @@ class TestQueryRunner : public QObject {
     postQuery<int>(runner, RequestKind::Explanation, "busy", [&gate] {
       gate.wait();
       return 0;
-    }, &receiver, [](const int&) {});
+    }, &receiver, [](const int&) {}, unexpectedFailure);
     for (int i = 0; i < 5; ++i)
       postQuery<int>(runner, RequestKind::KernelSource, "q" + std::to_string(i), [&ran] { return ++ran; }, &receiver,
-                     [](const int&) {});
+                     [](const int&) {}, unexpectedFailure);
     gate.open = true;
     QTRY_COMPARE(runner.inFlight(), 0);
     QCOMPARE(ran.load(), 1);  // only the newest of the five queued ones ran
@@ -85,13 +87,13 @@ class TestQueryRunner : public QObject {
     postQuery<int>(runner, RequestKind::KernelSource, "x", [&gate] {
       gate.wait();
       return 7;
-    }, &receiver, [&delivered](const int&) { ++delivered; });
+    }, &receiver, [&delivered](const int&) { ++delivered; }, unexpectedFailure);
     runner.clear();
     gate.open = true;
     QTRY_COMPARE(runner.inFlight(), 0);
     QCOMPARE(delivered, 0);
     int again = 0;
-    postQuery<int>(runner, RequestKind::KernelSource, "x", [] { return 8; }, &receiver, [&again](const int& v) { again = v; });
+    postQuery<int>(runner, RequestKind::KernelSource, "x", [] { return 8; }, &receiver, [&again](const int& v) { again = v; }, unexpectedFailure);
     QTRY_COMPARE(again, 8);  // not served from a cache of the old session
   }
 
@@ -99,20 +101,36 @@ class TestQueryRunner : public QObject {
     QueryRunner runner;
     int delivered = 0;
     auto* receiver = new QObject;
-    postQuery<int>(runner, RequestKind::KernelSource, "r", [] { return 1; }, receiver, [&delivered](const int&) { ++delivered; });
+    postQuery<int>(runner, RequestKind::KernelSource, "r", [] { return 1; }, receiver, [&delivered](const int&) { ++delivered; }, unexpectedFailure);
     delete receiver;
     QTRY_COMPARE(runner.inFlight(), 0);
     QCOMPARE(delivered, 0);
   }
 
-  void throwingWorkGivesNoResult() {
+  void throwingWorkReportsItsError() {
     QueryRunner runner;
     QObject receiver;
-    int delivered = 0;
-    postQuery<int>(runner, RequestKind::KernelSource, "t", []() -> int { throw std::runtime_error("no"); }, &receiver,
-                   [&delivered](const int&) { ++delivered; });
+    int delivered = 0, runs = 0;
+    std::string error;
+    auto post = [&] {
+      postQuery<int>(
+          runner, RequestKind::KernelSource, "t",
+          [&runs]() -> int {
+            ++runs;
+            throw std::runtime_error("no such schedule");
+          },
+          &receiver, [&delivered](const int&) { ++delivered; }, [&error](const std::string& e) { error = e; });
+    };
+    post();
     QTRY_COMPARE(runner.inFlight(), 0);
     QCOMPARE(delivered, 0);
+    QCOMPARE(error, std::string("no such schedule"));
+    // A failure is not cached: asking again runs the work again.
+    error.clear();
+    post();
+    QTRY_COMPARE(runner.inFlight(), 0);
+    QCOMPARE(runs, 2);
+    QCOMPARE(error, std::string("no such schedule"));
   }
 };
 
