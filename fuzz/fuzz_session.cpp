@@ -49,7 +49,7 @@ void readLikeTheViews(const ks::Session& s) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > (1u << 18)) return 0;  // the samples' sessions are 20-200 KiB
+  if (size > (1u << 23)) return 0;  // the samples' sessions are 20-200 KiB
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     ks::Session s = [&] {

@@ -43,8 +43,14 @@ class JsonPath {
 
 // The message of an error met while reading: "<pointer>: <what>", without nlohmann's bracketed
 // code. The reader that started at the root (`outermost`) clears the pointer for the next one.
-inline std::string readErrorText(std::string m, bool outermost) {
+// nlohmann's message without its bracketed code ("[json.exception.parse_error.101] ").
+inline std::string jsonErrorText(std::string m) {
   if (m.rfind("[json.exception.", 0) == 0 && m.find("] ") != std::string::npos) m = m.substr(m.find("] ") + 2);
+  return m;
+}
+
+inline std::string readErrorText(std::string m, bool outermost) {
+  m = jsonErrorText(std::move(m));
   if (!JsonPath::current().empty() && m.rfind('/', 0) != 0) m = JsonPath::current() + ": " + m;
   if (outermost) JsonPath::current().clear();
   return m;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/core/json_read.h"
 #include "engine/devices/openblas_gemm.h"
 
 namespace ks {
@@ -40,27 +41,33 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
        {"peak_gflops", d.peakGflops}};
 }
 
+// Read from session files (user input): every value is checked for its type and range, and a
+// kind other than the three is an error, not a host.
 void from_json(const nlohmann::json& j, DeviceInfo& d) {
-  d.name = j.at("name").get<std::string>();
-  const std::string kind = j.at("kind").get<std::string>();
+  d.name = jsonGet<std::string>(j, "name");
+  const std::string kind = jsonGet<std::string>(j, "kind");
+  if (kind != "opencl" && kind != "openblas" && kind != "host") {
+    JsonPath at("kind");
+    throw Error(ErrorCode::Parse, "expected \"opencl\", \"openblas\" or \"host\", found \"" + kind + "\"");
+  }
   d.kind = kind == "opencl" ? DeviceKind::OpenCL : kind == "openblas" ? DeviceKind::OpenBlas : DeviceKind::Host;
-  d.platformName = j.value("platform", "");
-  d.platform = j.value("platform_index", -1);
-  d.index = j.value("device_index", -1);
-  d.deviceName = j.value("device", "");
-  d.vendor = j.value("vendor", "");
-  d.driver = j.value("driver", "");
-  d.computeUnits = j.value("compute_units", 0);
-  d.memoryBytes = j.value("memory_bytes", uint64_t{0});
-  d.maxWorkGroupSize = j.value("max_work_group_size", uint64_t{0});
-  d.localMemBytes = j.value("local_mem_bytes", uint64_t{0});
-  d.fp64 = j.value("fp64", false);
+  d.platformName = jsonGet<std::string>(j, "platform", "");
+  d.platform = jsonGet<int>(j, "platform_index", -1);
+  d.index = jsonGet<int>(j, "device_index", -1);
+  d.deviceName = jsonGet<std::string>(j, "device", "");
+  d.vendor = jsonGet<std::string>(j, "vendor", "");
+  d.driver = jsonGet<std::string>(j, "driver", "");
+  d.computeUnits = jsonGet<int>(j, "compute_units", 0);
+  d.memoryBytes = jsonGet<uint64_t>(j, "memory_bytes", 0);
+  d.maxWorkGroupSize = jsonGet<uint64_t>(j, "max_work_group_size", 0);
+  d.localMemBytes = jsonGet<uint64_t>(j, "local_mem_bytes", 0);
+  d.fp64 = jsonGet<bool>(j, "fp64", false);
   // Files written before the key existed: host and openblas always work in host memory.
-  d.hostVisible = j.value("host_visible", d.kind != DeviceKind::OpenCL);
-  d.fingerprint = j.value("fingerprint", "");
-  d.canRun = j.value("can_run", "");
-  d.peakGBs = j.value("peak_gbs", 0.0);
-  d.peakGflops = j.value("peak_gflops", 0.0);
+  d.hostVisible = jsonGet<bool>(j, "host_visible", d.kind != DeviceKind::OpenCL);
+  d.fingerprint = jsonGet<std::string>(j, "fingerprint", "");
+  d.canRun = jsonGet<std::string>(j, "can_run", "");
+  d.peakGBs = jsonGet<double>(j, "peak_gbs", 0.0);
+  d.peakGflops = jsonGet<double>(j, "peak_gflops", 0.0);
 }
 
 DeviceInfo hostDeviceInfo() {

@@ -72,12 +72,29 @@ DType dtypeAt(const nlohmann::json& j, const char* key) {
   return *t;
 }
 
+// A shape read from a file: dimensions >= 0 whose element count an int64 holds.
+void checkShape(const char* key, const Shape& s) {
+  JsonPath at(key);
+  int64_t count = 1;
+  for (std::size_t d = 0; d < s.size(); ++d) {
+    JsonPath ad(d);
+    if (s[d] < 0) throw Error(ErrorCode::Parse, "expected a dimension >= 0, found " + std::to_string(s[d]));
+    if (__builtin_mul_overflow(count, s[d], &count))
+      throw Error(ErrorCode::Parse, "expected a shape of at most 2^63 elements, found " + shapeStr(s));
+  }
+}
+
 LeafInfo leafFrom(const nlohmann::json& lj) {
   LeafInfo l;
   l.name = jsonGet<std::string>(lj, "name");
   l.kind = static_cast<LeafKind>(jsonGet<uint8_t>(lj, "kind"));
+  if (static_cast<int>(l.kind) > static_cast<int>(LeafKind::Constant)) {
+    JsonPath at("kind");
+    throw Error(ErrorCode::Parse, "expected a leaf kind 0..2 (input, param, constant), found " + std::to_string(static_cast<int>(l.kind)));
+  }
   l.dtype = dtypeAt(lj, "dtype");
   l.shape = jsonGet<Shape>(lj, "shape");
+  checkShape("shape", l.shape);
   if (!lj.contains("data")) return l;
   // The count is checked before anything is allocated: a file can claim any shape.
   int64_t count = 1;
@@ -126,6 +143,27 @@ Node nodeFrom(const nlohmann::json& nj) {
   return n;
 }
 
+// The operand count and op code a node kind takes, checked before anything reads them (labels,
+// shape inference, the kernelizer index `in` and name `op` without checking).
+void checkNodeForm(const Node& n) {
+  static constexpr int kArity[kNumNodeKinds] = {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 1, 1, -1};
+  const int arity = kArity[static_cast<int>(n.kind)];
+  if (arity >= 0 && n.in.size() != static_cast<std::size_t>(arity)) {
+    JsonPath at("in");
+    throw Error(ErrorCode::Parse, "expected " + std::to_string(arity) + " operands for a " + std::string(nodeKindName(n.kind)) +
+                                      " node, found " + std::to_string(n.in.size()));
+  }
+  const int ops = n.kind == NodeKind::Unary ? kNumUnaryOps : n.kind == NodeKind::Binary ? kNumBinaryOps
+                : n.kind == NodeKind::Reduce ? 4 : 1;
+  if (n.op >= ops) {
+    JsonPath at("op");
+    throw Error(ErrorCode::Parse, "expected " + (ops == 1 ? "no op code (0) for a " + std::string(nodeKindName(n.kind)) + " node"
+                                                          : "an op code 0.." + std::to_string(ops - 1) + " for a " +
+                                                                std::string(nodeKindName(n.kind)) + " node") +
+                                      ", found " + std::to_string(n.op));
+  }
+}
+
 // `v` indexes a list of `n` things (`what`); `key` is its place inside the current value.
 void inRange(const std::string& key, uint64_t v, std::size_t n, const char* what) {
   if (v < n) return;
@@ -168,6 +206,7 @@ Graph Graph::fromJson(const std::string& text) {
       if (parent != self && !c.nodes.empty()) throw Error(ErrorCode::Parse, "merged class " + std::to_string(self) + " lists nodes");
       if (parent != self) ++g.merged_;
       c.shape = jsonGet<Shape>(cj, "shape");
+      checkShape("shape", c.shape);
       c.dtype = dtypeAt(cj, "dtype");
       g.classes_.push_back(std::move(c));
       g.parent_.push_back(ClassId(parent));
@@ -180,9 +219,28 @@ Graph Graph::fromJson(const std::string& text) {
       for (std::size_t k = 0; k < nd.node.in.size(); ++k) inRange("in/" + std::to_string(k), nd.node.in[k].v, nc, "a class");
       for (std::size_t k = 0; k < nd.node.out.size(); ++k) inRange("out/" + std::to_string(k), nd.node.out[k].v, nc, "a class");
       if (nd.node.kind == NodeKind::Leaf) inRange("ref", nd.node.ref, g.leaves_.size(), "a leaf");
+      checkNodeForm(nd.node);
     }
     for (std::size_t i = 0; i < g.leafClasses_.size(); ++i) inRange("leaf_classes/" + std::to_string(i), g.leafClasses_[i].v, nc, "a class");
     for (NodeData& nd : g.nodes_) nd.cls = g.find(nd.cls);
+    // Every node computes its class's shape and dtype: views, the kernelizer and lowering take a
+    // class's shape for each of its nodes.
+    for (std::size_t i = 0; i < g.nodes_.size(); ++i) {
+      const NodeData& nd = g.nodes_[i];
+      if (nd.node.kind == NodeKind::Kernel) continue;  // a kernel's classes are its outputs
+      JsonPath nodes("nodes"), at(i);
+      Shape shape;
+      DType dtype = DType::F32;
+      try {
+        g.infer(nd.node, shape, dtype);
+      } catch (const Error& e) {
+        throw Error(ErrorCode::Parse, "a '" + e.op() + "' node: " + e.message());
+      }
+      const EClass& c = g.classes_[nd.cls.v];
+      if (shape != c.shape || dtype != c.dtype)
+        throw Error(ErrorCode::Parse, "its operands give " + std::string(dtypeName(dtype)) + shapeStr(shape) + ", but its class %" +
+                                          std::to_string(nd.cls.v) + " is " + std::string(dtypeName(c.dtype)) + shapeStr(c.shape));
+    }
     // Listed nodes first, in class order, as rebuild fills the hashcons; then the copies a
     // rebuild dropped (they canonicalise to a listed node).
     for (const EClass& c : g.classes_)

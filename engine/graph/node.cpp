@@ -51,9 +51,11 @@ std::string Node::label() const {
     case NodeKind::Permute: return "permute " + list(attr);
     case NodeKind::Reshape: return "reshape " + list(attr);
     case NodeKind::Pad:
+      if (attr.size() != 3) return "pad " + list(attr);  // malformed: infer names the problem
       return "pad axis=" + std::to_string(attr[0]) + " (" + std::to_string(attr[1]) + "," +
              std::to_string(attr[2]) + ")" + (value.toDouble() != 0.0 ? " value=" + value.str() : "");
     case NodeKind::Narrow:
+      if (attr.size() != 3) return "narrow " + list(attr);
       return "narrow axis=" + std::to_string(attr[0]) + " start=" + std::to_string(attr[1]) +
              " len=" + std::to_string(attr[2]);
     case NodeKind::Flip: return "flip " + list(attr);

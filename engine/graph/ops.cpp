@@ -20,11 +20,17 @@ std::optional<E> parse(const std::array<std::string_view, N>& names, std::string
     if (names[i] == s) return static_cast<E>(i);
   return std::nullopt;
 }
+// A code past the list (a file is checked on load, but a label must never read past it) is "?".
+template <class E, std::size_t N>
+std::string_view name(const std::array<std::string_view, N>& names, E op) {
+  const auto i = static_cast<std::size_t>(op);
+  return i < N ? names[i] : "?";
+}
 }  // namespace
 
-std::string_view unaryOpName(UnaryOp op) { return kUnary[static_cast<std::size_t>(op)]; }
-std::string_view binaryOpName(BinaryOp op) { return kBinary[static_cast<std::size_t>(op)]; }
-std::string_view reduceOpName(ReduceOp op) { return kReduce[static_cast<std::size_t>(op)]; }
+std::string_view unaryOpName(UnaryOp op) { return name(kUnary, op); }
+std::string_view binaryOpName(BinaryOp op) { return name(kBinary, op); }
+std::string_view reduceOpName(ReduceOp op) { return name(kReduce, op); }
 std::optional<UnaryOp> parseUnaryOp(std::string_view s) { return parse<UnaryOp>(kUnary, s); }
 std::optional<BinaryOp> parseBinaryOp(std::string_view s) { return parse<BinaryOp>(kBinary, s); }
 

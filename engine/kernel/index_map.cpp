@@ -1,9 +1,23 @@
 // Index arithmetic through shapes and movement ops.
 #include "engine/kernel/index_map.h"
 
+#include "engine/core/error.h"
+
 namespace ks {
 
+namespace {
+// verifyKernel keeps every operand's rank equal to its consumer's index; a kernel that reached
+// lowering without it (built by hand, or read from an edited file) must fail here, not read past
+// the index.
+void sameRank(const std::vector<Idx>& idx, const Shape& shape, const char* what) {
+  if (idx.size() != shape.size())
+    throw Error(ErrorCode::Invariant, std::string("lowering: an index of rank ") + std::to_string(idx.size()) + " for " + what +
+                                          " of shape " + shapeStr(shape) + " (the kernel's shapes do not agree)");
+}
+}  // namespace
+
 Idx flatIndex(const std::vector<Idx>& idx, const Shape& shape) {
+  sameRank(idx, shape, "a value");
   Idx f = idx::cst(0);
   int64_t stride = 1;
   for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
@@ -39,6 +53,10 @@ std::vector<Idx> outputIndex(const Shape& S, const Idx& b, const Idx& m, const I
 }
 
 std::vector<Idx> moveSourceIndex(const KOp& o, const Shape& in, const std::vector<Idx>& idx, Mask& padMask) {
+  sameRank(idx, o.shape, "a movement op");
+  if (o.moveKind() != MoveKind::Reshape && in.size() != o.shape.size())
+    throw Error(ErrorCode::Invariant, "lowering: a " + std::string(moveKindName(o.moveKind())) + " from " + shapeStr(in) + " to " +
+                                          shapeStr(o.shape) + " changes the rank");
   std::vector<Idx> n;
   switch (o.moveKind()) {
     case MoveKind::Reshape: n = unflatten(flatIndex(idx, o.shape), in); break;

@@ -12,7 +12,8 @@ namespace ks {
 
 std::string_view moveKindName(MoveKind m) {
   static constexpr std::string_view names[] = {"reshape", "expand", "permute", "pad", "narrow", "flip"};
-  return names[static_cast<int>(m)];
+  const auto i = static_cast<std::size_t>(m);
+  return i < std::size(names) ? names[i] : "?";
 }
 
 namespace {
@@ -367,8 +368,11 @@ std::string formProblem(const KOp& o) {
   const int limit = o.kind == KOpKind::Param ? 3 : o.kind == KOpKind::Move ? 6 : o.kind == KOpKind::Unary ? kNumUnaryOps
                   : o.kind == KOpKind::Binary ? kNumBinaryOps : o.kind == KOpKind::Reduce ? 4 : 256;
   if (o.op >= limit) return "unknown operation " + std::to_string(o.op) + " for this op kind";
-  for (int64_t d : o.shape)
+  int64_t count = 1;
+  for (int64_t d : o.shape) {
     if (d < 0) return "negative dimension in its shape " + shapeStr(o.shape);
+    if (__builtin_mul_overflow(count, d, &count)) return "more elements than an index can count in its shape " + shapeStr(o.shape);
+  }
   return {};
 }
 
@@ -399,9 +403,14 @@ std::optional<Shape> movedShape(const KOp& o, const Shape& in, std::string& why)
     case MoveKind::Narrow: {
       if (a.size() != 3 || !axisOk(a[0])) return why = "expected {axis, ., .} with an axis of the operand", std::nullopt;
       Shape r = in;
-      if (o.moveKind() == MoveKind::Pad) r[a[0]] += a[1] + a[2];
-      else if (a[1] < 0 || a[2] < 0 || a[1] + a[2] > in[a[0]]) return why = "narrow past the operand's end", std::nullopt;
-      else r[a[0]] = a[2];
+      if (o.moveKind() == MoveKind::Pad) {
+        if (__builtin_add_overflow(r[a[0]], a[1], &r[a[0]]) || __builtin_add_overflow(r[a[0]], a[2], &r[a[0]]) || r[a[0]] < 0)
+          return why = "pads crop more than the dimension or overflow it", std::nullopt;
+      } else if (a[1] < 0 || a[2] < 0 || a[2] > in[a[0]] - a[1]) {
+        return why = "narrow past the operand's end", std::nullopt;
+      } else {
+        r[a[0]] = a[2];
+      }
       return r;
     }
     case MoveKind::Flip:
@@ -412,18 +421,42 @@ std::optional<Shape> movedShape(const KOp& o, const Shape& in, std::string& why)
   return why = "unknown movement", std::nullopt;
 }
 
-// The result shape the op's operands give, when the op has one (Param and Const do not).
+// The result shape the op's operands give, when the op has one (Param does not). Lowering
+// indexes every operand with its consumer's index, so a shape that differs from this one would
+// read past the index's end.
 std::optional<Shape> expectedShape(const Kernel& k, const KOp& o, std::string& why) {
   switch (o.kind) {
+    case KOpKind::Const: return Shape{};
     case KOpKind::Move: return movedShape(o, k.at(o.src[0]).shape, why);
     case KOpKind::Unary:
     case KOpKind::Cast: return k.at(o.src[0]).shape;
     case KOpKind::Binary: return k.at(o.src[0]).shape.empty() ? k.at(o.src[1]).shape : k.at(o.src[0]).shape;
+    case KOpKind::Where: {
+      Shape s;
+      for (int32_t x : o.src)
+        if (!k.at(x).shape.empty()) s = k.at(x).shape;
+      return s;
+    }
     case KOpKind::Reduce: {
       Shape s = k.at(o.src[0]).shape;
       if (!s.empty()) s.pop_back();
       return s;
     }
+    case KOpKind::Store: return k.at(o.src[1]).shape;
+    default: return std::nullopt;
+  }
+}
+
+// The result dtype the builders give the op, when its operands decide it (Param and Cast: any).
+std::optional<DType> expectedDType(const Kernel& k, const KOp& o) {
+  switch (o.kind) {
+    case KOpKind::Const: return o.value.dtype();
+    case KOpKind::Unary: return o.unaryOp() == UnaryOp::IsNan ? DType::Bool : k.at(o.src[0]).dtype;
+    case KOpKind::Binary: return isComparison(o.binaryOp()) ? DType::Bool : k.at(o.src[0]).dtype;
+    case KOpKind::Where: return k.at(o.src[1]).dtype;
+    case KOpKind::Move:
+    case KOpKind::Reduce: return k.at(o.src[0]).dtype;
+    case KOpKind::Store: return k.at(o.src[1]).dtype;
     default: return std::nullopt;
   }
 }
@@ -441,6 +474,9 @@ std::string verifyKernel(const Kernel& k) {
     if (!why.empty()) return where + why;
     if (shape && *shape != o.shape)
       return where + "shape " + shapeStr(o.shape) + " differs from the " + shapeStr(*shape) + " its operands give";
+    if (const std::optional<DType> t = expectedDType(k, o); t && *t != o.dtype)
+      return where + "dtype " + std::string(dtypeName(o.dtype)) + " differs from the " + std::string(dtypeName(*t)) +
+             " its operands give";
     switch (o.kind) {
       case KOpKind::Store: {
         if (o.src.size() != 2) return where + "store needs {param, value}";
@@ -462,6 +498,8 @@ std::string verifyKernel(const Kernel& k) {
       case KOpKind::Where: {
         if (k.at(o.src[0]).dtype != DType::Bool) return where + "where condition is not bool";
         if (k.at(o.src[1]).dtype != k.at(o.src[2]).dtype) return where + "where branch dtypes differ";
+        for (int32_t x : o.src)
+          if (!k.at(x).shape.empty() && k.at(x).shape != o.shape) return where + "where operand shapes differ";
         break;
       }
       case KOpKind::Reduce:

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "engine/core/error.h"
+#include "engine/core/json_read.h"
+
 #include "engine/kernel/index_map.h"
 #include "engine/kernel/kernel.h"
 #include "engine/kernel/local_tiling.h"
@@ -32,20 +35,47 @@ nlohmann::json Schedule::toJson() const {
           {"local_tile_k", localTileK}, {"row_items", rowItems}};
 }
 
+// Every key is optional (files of earlier versions lack the later ones); a present key must hold
+// a value of its type, named by its place when it does not.
 Schedule Schedule::fromJson(const nlohmann::json& j) {
+  if (!j.is_object()) throw Error(ErrorCode::Parse, "expected a schedule (an object of its settings), found " + std::string(j.type_name()));
   Schedule s;
-  s.wgN = j.value("wg_n", int64_t{0});
-  s.wgM = j.value("wg_m", int64_t{1});
-  s.tileM = j.value("tile_m", int64_t{1});
-  s.tileN = j.value("tile_n", int64_t{1});
-  s.vec = j.value("vec", int64_t{1});
-  s.unroll = j.value("unroll", int64_t{1});
-  s.splitAcc = j.value("split_acc", false);
-  s.localReduce = j.value("local_reduce", int64_t{1});
-  s.groupSplit = j.value("group_split", int64_t{1});
-  s.localTileK = j.value("local_tile_k", int64_t{0});
-  s.rowItems = j.value("row_items", int64_t{0});
+  s.wgN = jsonGet<int64_t>(j, "wg_n", 0);
+  s.wgM = jsonGet<int64_t>(j, "wg_m", 1);
+  s.tileM = jsonGet<int64_t>(j, "tile_m", 1);
+  s.tileN = jsonGet<int64_t>(j, "tile_n", 1);
+  s.vec = jsonGet<int64_t>(j, "vec", 1);
+  s.unroll = jsonGet<int64_t>(j, "unroll", 1);
+  s.splitAcc = jsonGet<bool>(j, "split_acc", false);
+  s.localReduce = jsonGet<int64_t>(j, "local_reduce", 1);
+  s.groupSplit = jsonGet<int64_t>(j, "group_split", 1);
+  s.localTileK = jsonGet<int64_t>(j, "local_tile_k", 0);
+  s.rowItems = jsonGet<int64_t>(j, "row_items", 0);
   return s;
+}
+
+namespace {
+// The start of a text for an error message, in printable ASCII (a cut could split a UTF-8
+// sequence, and messages end up in JSON).
+std::string quoted(const std::string& text) {
+  std::string r = "'";
+  for (std::size_t i = 0; i < text.size() && i < 60; ++i) r += text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
+  return r + (text.size() > 60 ? "...'" : "'");
+}
+}  // namespace
+
+Schedule Schedule::fromJsonText(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = parseJson(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::Parse, "expected a schedule as JSON text ({\"wg_n\": 0, ...}), found " + quoted(text) + " (" + jsonErrorText(e.what()) + ")");
+  }
+  try {
+    return fromJson(j);
+  } catch (const nlohmann::json::exception& e) {  // a bool read from a non-bool
+    throw Error(ErrorCode::Parse, jsonErrorText(e.what()));
+  }
 }
 
 namespace {
@@ -168,6 +198,8 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
   if (s.wgN < 0 || s.rowItems < 0) return "schedule values must be positive";
   if (s.rowItems > 0) return checkRowSchedule(k, s, limits, g);
   if (s.wgN == 0 && s.wgM != 1) return "wgM needs an explicit wgN";
+  // Each factor first: a schedule read from a file can hold any value, and their products must not overflow.
+  if (s.wgN > limits.maxWorkGroupSize || s.wgM > limits.maxWorkGroupSize) return "work-group larger than the device allows";
   const int64_t wgSize = std::max<int64_t>(s.wgN, 1) * s.wgM;
   if (wgSize > limits.maxWorkGroupSize) return "work-group larger than the device allows";
   if (s.tileN > 16 || s.tileM > 16 || s.tileN * s.tileM > 64) return "tile larger than 64 registers";
@@ -196,12 +228,15 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
     if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";
     if (s.localReduce * 16 > limits.localMemBytes) return "not enough local memory";
-    if (s.localReduce * s.groupSplit > g.reduceLen) return "more cooperating items than reduced elements";
-    if (g.B * g.M * g.N * s.groupSplit > (int64_t{1} << 24)) return "split partials would exceed 16M elements";
+    if (s.groupSplit > g.reduceLen / s.localReduce) return "more cooperating items than reduced elements";
+    int64_t partials = 0;
+    if (__builtin_mul_overflow(g.B * g.M * g.N, s.groupSplit, &partials) || partials > (int64_t{1} << 24))
+      return "split partials would exceed 16M elements";
   }
   if (s.localTileK != 0) {
     if (cooperative) return "local tiling and a cooperative reduction exclude each other";
     if (!isPow2(s.localTileK)) return "the local tile's K block must be a power of two";
+    if (s.localTileK > g.reduceLen) return "local tiling: the K block is longer than the reduced length";
     if (s.wgN == 0) return "local tiling needs an explicit work-group";
     if (s.splitAcc) return "local tiling keeps one accumulator per output";
     const LocalTilePlan plan = planLocalTiles(k);

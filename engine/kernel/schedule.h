@@ -42,7 +42,9 @@ struct Schedule {
   bool operator==(const Schedule&) const = default;
   std::string str() const;  // "wg=16x4 tile=4x4 vec=4 unroll=4" (defaults omitted; "default")
   nlohmann::json toJson() const;
+  // Throw Error(Parse) naming the bad key (and, from text, what the JSON parser met).
   static Schedule fromJson(const nlohmann::json& j);
+  static Schedule fromJsonText(const std::string& text);
 };
 
 // The row schedule the default stands in for: a row kernel's plain default recomputes each row

@@ -42,8 +42,9 @@ bool hostOnly(const std::vector<DeviceInfo>& d) { return d.size() == 1 && d[0].k
 
 DeviceLimits limitsOf(const DeviceInfo& d) {
   DeviceLimits l;
-  if (d.maxWorkGroupSize) l.maxWorkGroupSize = static_cast<int64_t>(d.maxWorkGroupSize);
-  if (d.localMemBytes) l.localMemBytes = static_cast<int64_t>(d.localMemBytes);
+  // Bounded: a file can claim any size, and schedules multiply these.
+  if (d.maxWorkGroupSize) l.maxWorkGroupSize = static_cast<int64_t>(std::min<uint64_t>(d.maxWorkGroupSize, 1u << 20));
+  if (d.localMemBytes) l.localMemBytes = static_cast<int64_t>(std::min<uint64_t>(d.localMemBytes, 1u << 30));
   l.computeUnits = std::max(1, d.computeUnits);
   l.fp64 = d.fp64;
   return l;
@@ -490,7 +491,7 @@ std::string Session::kernelSource(uint32_t kernel, const std::string& schedule, 
   DeviceLimits limits;
   bool found = schedule.empty() || schedule == "default";
   auto pick = [&](const std::string& json, uint32_t device) {
-    s = Schedule::fromJson(parseJson(json));
+    s = Schedule::fromJsonText(json);
     limits = limitsOf(devices_.at(device));
     found = true;
   };

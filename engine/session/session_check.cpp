@@ -37,7 +37,31 @@ void stage(const std::string& path, Stage s) {
 // Counts the checks compare against.
 struct Sizes {
   std::size_t classes, nodes, leaves, devices, kernels, entries;
+  const Graph& graph;
 };
+
+std::string describe(DType t, const Shape& s) { return std::string(dtypeName(t)) + shapeStr(s); }
+
+// A kernel reads each loaded class through its read parameter of the same dtype and shape, and
+// writes each stored class (of its element count) through a store: what the views and the
+// plan take from the class is what the kernel reads and writes.
+void paramsMatchClasses(const std::string& path, const FusedKernel& f, const Sizes& n) {
+  const std::vector<int32_t> reads = f.kernel.readParams(), stores = f.kernel.storeOps();
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    const KOp& p = f.kernel.at(reads[i]);
+    const ClassId c = f.loads[i];
+    if (p.dtype != n.graph.dtype(c) || p.shape != n.graph.shape(c))
+      bad(at(path + "/loads", i), "expected a class of the kernel's read parameter's " + describe(p.dtype, p.shape) + ", found %" +
+                                      std::to_string(c.v) + " of " + describe(n.graph.dtype(c), n.graph.shape(c)));
+  }
+  for (std::size_t i = 0; i < stores.size(); ++i) {
+    const KOp& st = f.kernel.at(stores[i]);
+    const ClassId c = f.stores[i];
+    if (st.dtype != n.graph.dtype(c) || numel(st.shape) != numel(n.graph.shape(c)))
+      bad(at(path + "/stores", i), "expected a class of the stored value's " + describe(st.dtype, st.shape) + ", found %" +
+                                       std::to_string(c.v) + " of " + describe(n.graph.dtype(c), n.graph.shape(c)));
+  }
+}
 
 void classList(const std::string& path, const std::vector<ClassId>& v, const Sizes& n) {
   for (std::size_t i = 0; i < v.size(); ++i) inRange(at(path, i), v[i].v, n.classes, "a class of the graph");
@@ -54,6 +78,7 @@ void fused(const std::string& path, const FusedKernel& f, const Sizes& n) {
   if (f.kernel.storeOps().size() != f.stores.size())
     bad(path + "/stores", "expected one store per store op of the kernel (" + std::to_string(f.kernel.storeOps().size()) +
                               "), found " + std::to_string(f.stores.size()));
+  paramsMatchClasses(path, f, n);
 }
 
 void program(const Session& s, const Sizes& n) {
@@ -189,7 +214,7 @@ void trace(const Session& s, const Sizes& n, std::size_t pools) {
 void checkSession(const Session& s, const std::vector<uint32_t>& pools) {
   const Graph& g = s.graph();
   const Sizes n{g.classCount(), g.nodeCount(), g.leaves().size(), s.devices().size(), s.trace().kernels.size(),
-                s.trace().entries.size()};
+                s.trace().entries.size(), g};
   stage("/stage", s.stage());
   if (pools.size() != n.devices)
     bad("/pools", "expected one memory pool per device (" + std::to_string(n.devices) + "), found " + std::to_string(pools.size()));

@@ -453,6 +453,15 @@ void readPlan(const json& pj, ExecPlan& pl) {
   });
 }
 
+// A fused entry's schedule is JSON inside a string, read when its source is shown: it must parse
+// now, and be the schedule its "schedule" names.
+void checkScheduleText(const KernelEntry& e) {
+  JsonPath at("schedule_json");
+  const std::string named = Schedule::fromJsonText(e.scheduleJson).str();
+  if (named != e.schedule)
+    throw Error(ErrorCode::Parse, "expected the schedule that \"schedule\" names ('" + e.schedule + "'), found '" + named + "'");
+}
+
 Stage stageOf(const json& j, const char* key) { return static_cast<Stage>(jsonGet<uint8_t>(j, key)); }
 
 void readTrace(const json& j, CompileTrace& t) {
@@ -493,7 +502,9 @@ void readTrace(const json& j, CompileTrace& t) {
   });
   jsonEach(tj, "entries", [&](const json& e) {
     t.entries.push_back(recordFrom<KernelEntry>(e));
-    t.entries.back().kind = kindIs(e, "gemm", "fused") ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
+    KernelEntry& entry = t.entries.back();
+    entry.kind = kindIs(e, "gemm", "fused") ? KernelEntry::Kind::Gemm : KernelEntry::Kind::Fused;
+    if (entry.kind == KernelEntry::Kind::Fused) checkScheduleText(entry);
   });
   if (tj.contains("extraction")) {
     JsonPath e("extraction");

@@ -8,6 +8,7 @@
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/error.h"
+#include "engine/kernel/index_map.h"
 #include "engine/kernel/interpreter.h"
 #include "engine/kernel/local_tiling.h"
 #include "engine/kernel/lowering.h"
@@ -177,6 +178,16 @@ class TestLowering : public QObject {
     QVERIFY(Schedule::fromJson(s.toJson()) == s);
     QCOMPARE(QString::fromStdString(s.str()), QString("wg=8x2 tile=4x8 vec=8 unroll=4s"));
     QCOMPARE(QString::fromStdString(Schedule{}.str()), QString("default"));
+    QVERIFY(Schedule::fromJsonText(s.toJson().dump()) == s);
+    // Text that is not a schedule is an error naming what was expected, never a raw parser error.
+    for (const char* text : {"{\"wg_n\": 0,", "[1, 2]", "{\"vec\": \"wide\"}", "{\"split_acc\": 3}"}) {
+      try {
+        (void)Schedule::fromJsonText(text);
+        QFAIL(text);
+      } catch (const Error& e) {
+        QVERIFY2(e.message().find("json.exception") == std::string::npos, e.what());
+      }
+    }
   }
 
   // Local tiling stages both matmul operands, loops over K blocks with barriers, and gives the
@@ -266,6 +277,28 @@ class TestLowering : public QObject {
     f.body.back().kind = LStmtKind::Barrier;
     bad3.launches[0].body.push_back(f);
     QVERIFY(verifyLowered(bad3).find("barrier") != std::string::npos);
+  }
+
+  // A store whose shape keeps its value's element count but not its rank (an edited session):
+  // the verifier names it, and lowering refuses it with an error instead of indexing the value's
+  // reshape with the store's shorter index (it crashed); an index of the wrong rank is an error.
+  void mismatchedRanksAreErrors() {
+    Kernel k;
+    const int32_t x = k.param(ParamKind::Read, DType::F32, {8});
+    const int32_t r = k.move(x, MoveKind::Reshape, {2, 4});
+    const int32_t out = k.param(ParamKind::ReadWrite, DType::F32, {2, 4});
+    const int32_t st = k.store(out, r);
+    QVERIFY(verifyKernel(k).empty());
+    k.ops[static_cast<std::size_t>(st)].shape = {8};
+    QVERIFY2(verifyKernel(k).find("op 3: shape [8] differs from the [2, 4] its operands give") == 0, verifyKernel(k).c_str());
+    QVERIFY_THROWS_EXCEPTION(Error, lowerKernel(k));
+    QVERIFY_THROWS_EXCEPTION(Error, flatIndex({idx::cst(0)}, Shape{2, 4}));
+    Mask pad;
+    QVERIFY_THROWS_EXCEPTION(Error, moveSourceIndex(k.at(r), {8}, {idx::cst(0)}, pad));
+    Schedule huge;
+    huge.wgN = int64_t{1} << 62, huge.wgM = 4;  // their product overflowed past the work-group check
+    k.ops[static_cast<std::size_t>(st)].shape = {2, 4};
+    QCOMPARE(QString::fromStdString(checkSchedule(k, huge, DeviceLimits{})), QString("work-group larger than the device allows"));
   }
 
   void outOfBoundsIsAnError() {

@@ -119,6 +119,24 @@ class TestSessionFile : public QObject {
         {"buffer pool 5", "/trace/plan/buffers/0/pool", "expected a memory pool"},
         {"kernel node ref 999", "/graph/nodes/", "expected a kernel entry of the trace"},
         {"buffer alias 99999", "/trace/plan/buffers/1/alias", "expected -1 or another buffer that aliases none"},
+        // Lowering indexed the reshape [4096, 1] with the store's rank-1 index (SIGSEGV).
+        {"store shape differs from its value", "/trace/kernels/1/fused/kernel", "op 4: shape [4096] differs from the [4096, 1]"},
+        {"op dtype differs from its operands", "/trace/kernels/0/fused/kernel", "op 3: dtype bool differs from the f32"},
+        {"read parameter differs from its class", "/trace/kernels/1/fused/loads/0", "expected a class of the kernel's read parameter's f32[4096, 1024]"},
+        {"schedule_json not JSON", "/trace/entries/0/schedule_json", "expected a schedule as JSON text"},
+        {"schedule_json a list", "/trace/entries/1/schedule_json", "expected a schedule (an object of its settings), found array"},
+        {"schedule_json value a string", "/trace/entries/0/schedule_json/vec", "expected an integer"},
+        {"schedule_json other than named", "/trace/entries/2/schedule_json", "expected the schedule that \"schedule\" names ('default'), found 'vec=4'"},
+        {"node op 255", "/graph/nodes/5/op", "expected an op code 0..20 for a unary node, found 255"},
+        {"reduce op 9", "/graph/nodes/1/op", "expected an op code 0..3 for a reduce node, found 9"},
+        {"op code on a reshape", "/graph/nodes/2/op", "expected no op code (0) for a reshape node, found 3"},
+        {"binary node with one operand", "/graph/nodes/4/in", "expected 2 operands for a binary node, found 1"},
+        {"pad node without its attributes", "/graph/nodes/3", "pad axis out of range"},
+        {"node shape differs from its class", "/graph/nodes/2", "its operands give f32[1, 4096], but its class %2 is f32[4096, 1]"},
+        {"leaf kind 7", "/graph/leaves/0/kind", "expected a leaf kind 0..2"},
+        {"class shape overflows", "/graph/classes/3/shape/1", "expected a shape of at most 2^63 elements"},
+        {"device kind gpu", "/devices/1/kind", "expected \"opencl\", \"openblas\" or \"host\", found \"gpu\""},
+        {"device compute units 1e30", "/devices/0/compute_units", "expected an integer"},
     };
     for (int i = 0; i < int(std::size(rows)); ++i) QTest::newRow(rows[i][0]) << i << QString(rows[i][1]) << QString(rows[i][2]);
   }
@@ -151,6 +169,23 @@ class TestSessionFile : public QObject {
             if (n["kind"] == "kernel") return void(n["ref"] = 999);
         },
         [](json& j) { j["trace"]["plan"]["buffers"][1]["alias"] = 99999; },
+        [](json& j) { j["trace"]["kernels"][1]["fused"]["kernel"][4]["shape"] = {4096}; },
+        [](json& j) { j["trace"]["kernels"][0]["fused"]["kernel"][3]["dtype"] = "bool"; },
+        [](json& j) { j["trace"]["kernels"][1]["fused"]["loads"][0] = 2; },
+        [](json& j) { j["trace"]["entries"][0]["schedule_json"] = "{\"wg_n\": 0,"; },
+        [](json& j) { j["trace"]["entries"][1]["schedule_json"] = "[1, 2]"; },
+        [](json& j) { j["trace"]["entries"][0]["schedule_json"] = "{\"vec\": \"wide\"}"; },
+        [](json& j) { j["trace"]["entries"][2]["schedule_json"] = "{\"vec\": 4}"; },
+        [](json& j) { j["graph"]["nodes"][5]["op"] = 255; },
+        [](json& j) { j["graph"]["nodes"][1]["op"] = 9; },
+        [](json& j) { j["graph"]["nodes"][2]["op"] = 3; },
+        [](json& j) { j["graph"]["nodes"][4]["in"] = {0}; },
+        [](json& j) { j["graph"]["nodes"][3]["kind"] = "pad", j["graph"]["nodes"][3]["attr"] = json::array(); },
+        [](json& j) { j["graph"]["nodes"][2]["attr"] = {1, 4096}; },
+        [](json& j) { j["graph"]["leaves"][0]["kind"] = 7; },
+        [](json& j) { j["graph"]["classes"][3]["shape"] = {int64_t{1} << 40, int64_t{1} << 40}; },
+        [](json& j) { j["devices"][1]["kind"] = "gpu"; },
+        [](json& j) { j["devices"][0]["compute_units"] = 1e30; },
     };
     const std::string message = loadEdited(edits.at(edit));
     QVERIFY2(has(message, "edited.kss.json"), message.c_str());  // the file is named
