@@ -117,7 +117,7 @@ def main():
             continue
         try:
             seeds.append(json.loads(f.read_text()))
-        except ValueError:
+        except (ValueError, RecursionError):  # the seeds that are not JSON, or nest past Python's limit
             continue
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

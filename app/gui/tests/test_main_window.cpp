@@ -20,9 +20,11 @@
 #include <QTimer>
 
 #include <fstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "app/gui/main_window.h"
+#include "engine/tune/tuning_cache.h"
 #include "tests/require_opencl.h"
 #include "views/devices_view.h"
 #include "views/egraph_view.h"
@@ -314,8 +316,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.controller().snapshot()->program->outputs.size(), std::size_t(1));
   }
 
-  // An edited session (a plan step reading buffer 99999, a plan without buffers) is refused with
-  // the JSON pointer of the bad value; the window stays usable and opens the unedited file.
+  // An edited session is refused with the JSON pointer of the bad value and what was expected:
+  // a plan step reading buffer 99999, a plan without buffers (the plan view indexed past them),
+  // a kernel store whose rank differs from its value's (the kernel view's source crashed
+  // lowering), a schedule_json that is not JSON, an e-graph node of op code 255 (its label read
+  // past the op names). The window stays usable and opens the unedited file.
   void survivesEditedSessions() {
     MainWindow w;
     w.show();
@@ -323,16 +328,27 @@ class TestMainWindow : public QObject {
     std::ifstream in(fixture.toStdString());
     const nlohmann::json original = nlohmann::json::parse(in);
     QTemporaryDir dir;
-    for (const char* pointer : {"/trace/plan/steps/2/inputs/0", "/trace/plan/steps/0/"}) {
+    using Edit = void (*)(nlohmann::json&);
+    const std::vector<std::tuple<Edit, const char*, const char*>> edits = {
+        {[](nlohmann::json& j) { j["trace"]["plan"]["steps"][2]["inputs"] = {99999}; }, "/trace/plan/steps/2/inputs/0",
+         "buffer of the plan"},
+        {[](nlohmann::json& j) { j["trace"]["plan"]["buffers"] = nlohmann::json::array(); }, "/trace/plan/steps/0/",
+         "buffer of the plan"},
+        {[](nlohmann::json& j) { j["trace"]["kernels"][1]["fused"]["kernel"][4]["shape"] = {4096}; },
+         "/trace/kernels/1/fused/kernel", "shape [4096] differs from the [4096, 1] its operands give"},
+        {[](nlohmann::json& j) { j["trace"]["entries"][0]["schedule_json"] = "{\"wg_n\": 0,"; }, "/trace/entries/0/schedule_json",
+         "expected a schedule as JSON text"},
+        {[](nlohmann::json& j) { j["graph"]["nodes"][5]["op"] = 255; }, "/graph/nodes/5/op", "expected an op code 0..20"},
+    };
+    for (const auto& [edit, pointer, expected] : edits) {
       nlohmann::json j = original;
-      if (std::string(pointer).ends_with("/0")) j["trace"]["plan"]["steps"][2]["inputs"] = {99999};
-      else j["trace"]["plan"]["buffers"] = nlohmann::json::array();
+      edit(j);
       const QString path = dir.filePath("edited.kss.json");
       std::ofstream(path.toStdString()) << j.dump();
       w.openFile(path);
       QVERIFY(waitIdle(w));
       QVERIFY2(w.lastError().contains(pointer), qPrintable(w.lastError()));
-      QVERIFY2(w.lastError().contains("buffer of the plan"), qPrintable(w.lastError()));
+      QVERIFY2(w.lastError().contains(expected), qPrintable(w.lastError()));
       QVERIFY(w.findChild<QMessageBox*>("OpenErrorBox") != nullptr);
     }
     w.openFile(fixture);
@@ -366,6 +382,49 @@ class TestMainWindow : public QObject {
     QVERIFY(notes.open(QIODevice::ReadOnly));
     QCOMPARE(notes.readAll(), QByteArray("mine"));
   }
+
+#ifdef KS_WITH_SQLITE
+  // The default tuning cache ($XDG_CACHE_HOME/kernelscope/tuning.sqlite), a cache of ours with
+  // damaged pages: it is moved aside to tuning.sqlite.corrupt, the window's log says so (naming
+  // both paths) and the compile goes on with a new cache.
+  void damagedDefaultCacheIsMovedAsideAndLogged() {
+    QTemporaryDir home;
+    const QByteArray before = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", home.path().toUtf8());
+    const std::string path = TuningCache::defaultPath();
+    QVERIFY2(path.rfind(home.path().toStdString(), 0) == 0, path.c_str());
+    {
+      std::string w;
+      auto c = TuningCache::open(path, &w);
+      QVERIFY2(w.empty() && c->persistent(), w.c_str());
+      for (int i = 0; i < 120; ++i) c->putMeasurement(uint64_t(i), "dev", {"schedule " + std::to_string(i), "ok", 5.0 + i, std::string(600, 'x')});
+    }
+    std::string bytes;
+    {
+      std::ifstream f(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(f), {});
+    }
+    QVERIFY(bytes.size() > 6 * 4096);
+    for (std::size_t i = bytes.size() - 3 * 4096; i < bytes.size() - 2 * 4096; ++i) bytes[i] = char(0xA5);
+    std::ofstream(path, std::ios::binary) << bytes;
+    MainWindow w;
+    w.show();
+    w.controller().compileOptions().tune = TuneLevel::None;
+    w.controller().compileOptions().cache = "";
+    w.openFile(sample("softmax.ks"));
+    QVERIFY(waitIdle(w));
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    qputenv("XDG_CACHE_HOME", before);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    const QString aside = QString::fromStdString(path + ".corrupt");
+    QVERIFY(QFileInfo::exists(aside));
+    bool logged = false;
+    for (const QString& m : w.warnings()) logged = logged || (m.contains("damaged") && m.contains(aside));
+    QVERIFY2(logged, qPrintable(w.warnings().join(" | ")));
+    QVERIFY(w.statusMessage().contains("warning"));
+  }
+#endif
 
   void compileSaveReopen() {
     MainWindow w;
