@@ -1,15 +1,20 @@
 // The `openblas` device: runs matched f32 GEMMs through cblas on host memory. AOT only: it joins
 // a plan as a helper to the compiling devices and cannot run a program alone.
 #pragma once
+#include "engine/devices/gemm_gather.h"
 #include "engine/devices/gemm_spec.h"
 
 namespace ks {
 
 // C = op(A) x op(B) for every batch; all pointers are host memory, row-major.
 void runGemm(const GemmSpec& s, const float* a, const float* b, float* c);
-// Median wall time (ns) of `repeats` runs on scratch buffers filled with ones.
-double timeGemm(const GemmSpec& s, int repeats = 5);
-// Wall time of the same product through the plainest cblas_sgemm call, for benchmarks.
+// The same with an operand gathered (ga for A, gb for B; null: read in place): batch by batch,
+// the gathered operand's packed matrix is written to its scratch (one batch of floats), then
+// multiplied. a and b are then the gathers' sources.
+void runGemm(const GemmSpec& s, const GemmGather* ga, const GemmGather* gb, const float* a, const float* b, float* c,
+             float* scratchA, float* scratchB);
+// Median wall time (ns) of `repeats` runs on scratch buffers filled with ones, gathers included.
+double timeGemm(const GemmSpec& s, int repeats = 5, const GemmGather* ga = nullptr, const GemmGather* gb = nullptr);
 const char* openblasConfig();  // OpenBLAS build string
 // Threads OpenBLAS runs GEMMs on: n > 0, or 0 for the count it started with (every core).
 void setGemmThreads(int n);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "engine/core/error.h"
 #include "engine/plan/strided_view.h"
+#include "engine/plan/view_indices.h"
 
 namespace ks {
 
@@ -46,31 +48,73 @@ struct Operand {
   int64_t batchStride = 0;
 };
 
-// Factor `v` (of the product's rank, 1 where broadcast) as a packed matrix per batch: its own
-// axes `own` and the summed axes, stored [own, summed] or [summed, own] in some class's buffer.
-// `left`: the GEMM's A (m x k), else its B (k x n).
-std::optional<Operand> operand(const Graph& g, ClassId v, const Axes& own, const Axes& summed, const Axes& outer,
-                               const Shape& p, bool left) {
-  const Shape& vs = g.shape(v);
+// The product's axes in GEMM terms: outer (batch), summed (k) and each factor's own axes (A's m,
+// B's n); f[0] is A's factor, f[1] B's, each with the broadcast axes of the product at size 1.
+struct Contraction {
+  Shape p;
+  Axes outer, summed, own[2];
+  ClassId v[2];
+};
+
+// Factor `f` as a packed matrix per batch: its own axes and the summed axes, stored [own, summed]
+// or [summed, own] in the buffer of some class its Reshape/Permute chain reaches. `materialized`:
+// only a class no movement node made (one that is there anyway, not a window a kernel stores).
+std::optional<Operand> inPlace(const Graph& g, const Contraction& c, int f, bool materialized) {
+  const Shape& vs = g.shape(c.v[f]);
   std::vector<bool> spans(vs.size());
   for (std::size_t i = 0; i < vs.size(); ++i) spans[i] = vs[i] > 1;
-  const int64_t r = extent(own, p), k = extent(summed, p);
-  for (const StridedView& w : stridedViews(g, v)) {
-    const auto sr = merged(own, p, w.strides), sk = merged(summed, p, w.strides);
-    const auto bs = batchStride(outer, p, w.strides, spans);
+  const int64_t r = extent(c.own[f], c.p), k = extent(c.summed, c.p);
+  for (const StridedView& w : stridedViews(g, c.v[f])) {
+    if (materialized && movementRoot(g, w.base) != w.base) continue;
+    const auto sr = merged(c.own[f], c.p, w.strides), sk = merged(c.summed, c.p, w.strides);
+    const auto bs = batchStride(c.outer, c.p, w.strides, spans);
     if (!sr || !sk || !bs) continue;
     const bool ownMajor = (k == 1 || *sk == 1) && (r == 1 || *sr == k);     // [own, summed]
     const bool summedMajor = (r == 1 || *sr == 1) && (k == 1 || *sk == r);  // [summed, own]
     if (!ownMajor && !summedMajor) continue;
     // Prefer the untransposed form when both hold (a vector): A [m, k], B [k, n].
-    return Operand{w.base, left ? !ownMajor : !summedMajor, *bs};
+    return Operand{w.base, f == 0 ? !ownMajor : !summedMajor, *bs};
   }
   return std::nullopt;
 }
 
-}  // namespace
+// Index tables past this many elements (any class of the movement chain) are not built: the
+// window is then stored by a kernel and read in place.
+constexpr int64_t kMaxGatherElements = int64_t{1} << 23;
 
-std::optional<MatmulMatch> matchContraction(const Graph& g, ClassId c) {
+// Factor `f` gathered from the root of its movement chain into the packed layout `trans` (as
+// GemmSpec's flag for its side), batch by batch; one batch when it spans no outer axis.
+std::optional<GemmGather> gatherOf(const Graph& g, const Contraction& c, int f, bool trans) {
+  const auto vi = viewIndices(g, c.v[f], kMaxGatherElements);
+  if (!vi) return std::nullopt;
+  const Shape& vs = g.shape(c.v[f]);
+  std::vector<int64_t> vstride = contiguousStrides(vs);
+  for (std::size_t a = 0; a < vs.size(); ++a)
+    if (vs[a] == 1) vstride[a] = 0;
+  bool batched = false;
+  for (int a : c.outer) batched = batched || vs[a] > 1;
+  // Destination order: batch, then A [m, k] / B [k, n], or the transposed order.
+  const bool ownFirst = (f == 0) != trans;
+  Axes order = batched ? c.outer : Axes{};
+  for (const Axes* part : {ownFirst ? &c.own[f] : &c.summed, ownFirst ? &c.summed : &c.own[f]})
+    order.insert(order.end(), part->begin(), part->end());
+  std::vector<int64_t> src(static_cast<std::size_t>(extent(order, c.p)));
+  std::vector<int64_t> idx(order.size(), 0);
+  for (int64_t& e : src) {
+    int64_t flat = 0;
+    for (std::size_t j = 0; j < order.size(); ++j) flat += idx[j] * vstride[static_cast<std::size_t>(order[j])];
+    e = vi->src[static_cast<std::size_t>(flat)];
+    for (std::size_t j = order.size(); j-- > 0;) {
+      if (++idx[j] < c.p[order[j]]) break;
+      idx[j] = 0;
+    }
+  }
+  const int64_t perBatch = extent(c.own[f], c.p) * extent(c.summed, c.p);
+  return GemmGather::fromIndices(src, perBatch, numel(g.shape(movementRoot(g, c.v[f]))), static_cast<float>(vi->fill));
+}
+
+// Recognises the contraction (see matchContraction) without deciding how its factors are read.
+std::optional<Contraction> contraction(const Graph& g, ClassId c) {
   const Node& red = g.structural(c);
   if (red.kind != NodeKind::Reduce || red.reduceOp() != ReduceOp::Sum || g.dtype(c) != DType::F32) return std::nullopt;
   const ClassId prodC = red.in[0];
@@ -102,24 +146,68 @@ std::optional<MatmulMatch> matchContraction(const Graph& g, ClassId c) {
   while (e > 0 && only(kept[e - 1]) == right) --e;
   for (s = e; s > 0 && only(kept[s - 1]) == 1 - right; --s) {
   }
-  const Axes outer(kept.begin(), kept.begin() + s), rows(kept.begin() + s, kept.begin() + e), cols(kept.begin() + e, kept.end());
-  const auto a = operand(g, v[1 - right], rows, summed, outer, p, true);
-  const auto b = operand(g, v[right], cols, summed, outer, p, false);
+  Contraction r;
+  r.p = p;
+  r.outer.assign(kept.begin(), kept.begin() + s);
+  r.summed = summed;
+  r.own[0].assign(kept.begin() + s, kept.begin() + e);
+  r.own[1].assign(kept.begin() + e, kept.end());
+  r.v[0] = v[1 - right];
+  r.v[1] = v[right];
+  return r;
+}
+
+// How factor f is read: in place where it already lies, else gathered from its movement root
+// into the untransposed layout (OpenBLAS multiplies A [m, k] by B [k, n] fastest: LeNet's first
+// convolution, 16 x (6x784x25), takes 38 us so and 116 us with B stored [n, k]), else in place
+// from a window a kernel stores.
+std::optional<Operand> operand(const Graph& g, const Contraction& c, int f) {
+  if (auto o = inPlace(g, c, f, true)) return o;
+  const ClassId root = movementRoot(g, c.v[f]);
+  if (root != c.v[f])
+    if (auto gather = gatherOf(g, c, f, false)) return Operand{root, false, gather->batches() > 1 ? gather->batchElements : 0};
+  return inPlace(g, c, f, false);
+}
+
+}  // namespace
+
+std::optional<MatmulMatch> matchContraction(const Graph& g, ClassId c) {
+  const auto con = contraction(g, c);
+  if (!con) return std::nullopt;
+  const auto a = operand(g, *con, 0);
+  const auto b = operand(g, *con, 1);
   if (!a || !b) return std::nullopt;
   MatmulMatch mm;
   mm.out = c;
   mm.a = a->base;
   mm.b = b->base;
   GemmSpec& spec = mm.spec;
-  spec.batch = extent(outer, p);
-  spec.m = extent(rows, p);
-  spec.n = extent(cols, p);
-  spec.k = extent(summed, p);
+  spec.batch = extent(con->outer, con->p);
+  spec.m = extent(con->own[0], con->p);
+  spec.n = extent(con->own[1], con->p);
+  spec.k = extent(con->summed, con->p);
   spec.transA = a->trans;
   spec.transB = b->trans;
   spec.strideA = a->batchStride;
   spec.strideB = b->batchStride;
   return mm;
+}
+
+GemmGathers contractionGathers(const Graph& g, ClassId c, const GemmSpec& spec, ClassId a, ClassId b) {
+  GemmGathers r;
+  const auto con = contraction(g, c);
+  if (!con) return r;
+  const ClassId read[2] = {a, b};
+  const bool trans[2] = {spec.transA, spec.transB};
+  for (int f = 0; f < 2; ++f) {
+    const ClassId root = movementRoot(g, con->v[f]);
+    if (read[f] != root || root == con->v[f]) continue;
+    const auto o = inPlace(g, *con, f, true);
+    if (o && o->base == root) continue;
+    r[f] = gatherOf(g, *con, f, trans[f]);
+    if (!r[f]) throw Error(ErrorCode::Internal, "the GEMM of %" + std::to_string(c.v) + " gathers an operand it cannot index");
+  }
+  return r;
 }
 
 }  // namespace ks

@@ -129,13 +129,19 @@ std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>&
   return r;
 }
 
+GemmGathers gemmGathers(const Graph& g, ClassId c, const GemmSpec& spec, ClassId a, ClassId b) {
+  if (matchMatmul(g, c)) return {};
+  return contractionGathers(g, c, spec, a, b);
+}
+
 void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t device, std::vector<KernelEntry>& entries) {
   for (const MatmulMatch& m : matches) {
     KernelEntry e;
     e.kind = KernelEntry::Kind::Gemm;
     e.device = device;
     e.gemm = m.spec;
-    e.timeNs = timeGemm(m.spec);
+    const GemmGathers gathers = gemmGathers(g, m.out, m.spec, m.a, m.b);
+    e.timeNs = timeGemm(m.spec, 5, gathers[0] ? &*gathers[0] : nullptr, gathers[1] ? &*gathers[1] : nullptr);
     e.flops = m.spec.flops();
     e.bytes = m.spec.bytes();
     Node n;

@@ -31,8 +31,8 @@ struct ConvCase {
   bool gemm;         // the matcher turns it into one (batched) GEMM
 };
 
-// Two groups over a batch of 2 would need a two-level batch (weights per group, inputs per image
-// and group): not matched, so the fused kernels compute it.
+// Two groups over a batch of 2 need a two-level batch (weights per group, inputs per image and
+// group): the weights are gathered too, one copy per image.
 const ConvCase kCases[] = {
     {"lenet c1", {16, 1, 28, 28}, {6, 1, 5, 5}, "padding=[2, 2]", true},
     {"strided padded", {2, 3, 9, 9}, {4, 3, 3, 3}, "stride=[2, 2], padding=[1, 1]", true},
@@ -41,7 +41,8 @@ const ConvCase kCases[] = {
     {"rectangular", {3, 2, 7, 9}, {3, 2, 2, 4}, "stride=[1, 2], padding=[1, 0]", true},
     {"groups batch 1", {1, 6, 7, 7}, {9, 2, 3, 3}, "groups=3", true},
     {"depthwise", {1, 4, 8, 8}, {4, 1, 3, 3}, "padding=[1, 1], groups=4", true},
-    {"groups batch 2", {2, 4, 6, 6}, {4, 2, 3, 3}, "groups=2", false},
+    {"groups batch 2", {2, 4, 6, 6}, {4, 2, 3, 3}, "groups=2", true},
+    {"depthwise batch 4", {4, 3, 7, 7}, {3, 1, 3, 3}, "padding=[1, 1], groups=3", true},
 };
 
 std::string dims(const Shape& s) {
@@ -66,7 +67,12 @@ std::vector<MatmulMatch> checkedMatches(const Program& p) {
   for (const MatmulMatch& m : matches) {
     const std::vector<HostTensor> v = HostExecutor::run(p.graph, {m.a, m.b, m.out}, leaves);
     HostTensor got(DType::F32, v[2].shape());
-    runGemm(m.spec, v[0].data<float>(), v[1].data<float>(), got.data<float>());
+    const GemmGathers gathers = gemmGathers(p.graph, m.out, m.spec, m.a, m.b);
+    std::vector<float> scratch[2];
+    for (int f = 0; f < 2; ++f)
+      if (gathers[f]) scratch[f].resize(static_cast<std::size_t>(gathers[f]->batchElements));
+    runGemm(m.spec, gathers[0] ? &*gathers[0] : nullptr, gathers[1] ? &*gathers[1] : nullptr, v[0].data<float>(),
+            v[1].data<float>(), got.data<float>(), scratch[0].data(), scratch[1].data());
     const std::string diff = compareWithTolerance(got, v[2], m.spec.k);
     if (!diff.empty()) throw std::runtime_error(m.spec.str() + " for %" + std::to_string(m.out.v) + ": " + diff);
   }
@@ -123,8 +129,10 @@ class TestConvGemm : public QObject {
     }
     QCOMPARE(!matches.empty(), c.gemm);
     if (!c.gemm) return;
-    // One GEMM per image (and group): the weights [Cout/g, Cin/g*kh*kw] times the windows stored
-    // [OH*OW, Cin/g*kh*kw], read transposed; a 1x1 kernel reads the input itself, [Cin, H*W].
+    // One GEMM per image (and group): the weights [Cout/g, Cin/g*kh*kw] times the windows
+    // [Cin/g*kh*kw, OH*OW], gathered on the host from the input itself (the layout OpenBLAS
+    // multiplies fastest); a 1x1 kernel reads the input in place, [Cin, H*W]. Groups over a batch
+    // gather the weights as well.
     const MatmulMatch& m = matches.front();
     const GemmSpec& s = m.spec;
     const int64_t groups = c.x[1] / c.w[1];
@@ -133,17 +141,21 @@ class TestConvGemm : public QObject {
     QCOMPARE(s.m, c.w[0] / groups);
     QCOMPARE(s.k, c.w[1] * c.w[2] * c.w[3]);
     QCOMPARE(s.transA, false);
-    QCOMPARE(s.transB, !pointwise);
+    QCOMPARE(s.transB, false);
     QCOMPARE(s.strideA, groups > 1 ? s.m * s.k : 0);
     QCOMPARE(s.strideB, s.batch > 1 ? s.n * s.k : 0);
-    QVERIFY(p.graph.isLeaf(m.a));  // the weights are read where they are
-    QCOMPARE(p.graph.isLeaf(m.b), pointwise);
+    QVERIFY(p.graph.isLeaf(m.a));  // the weights
+    QVERIFY(p.graph.isLeaf(m.b));  // the input, read in place or gathered
+    const GemmGathers gathers = gemmGathers(p.graph, m.out, s, m.a, m.b);
+    QCOMPARE(gathers[0].has_value(), groups > 1 && c.x[0] > 1);
+    QCOMPARE(gathers[1].has_value(), !pointwise);
   }
 
   void lenetConvsAreGemms() {
     const Program p = loadProgramFile(std::string(KS_SOURCE_DIR) + "/samples/lenet.ks");
     int convs = 0;
-    for (const MatmulMatch& m : checkedMatches(p)) convs += m.spec.transB && m.spec.batch == 16;
+    for (const MatmulMatch& m : checkedMatches(p))
+      convs += m.spec.batch == 16 && gemmGathers(p.graph, m.out, m.spec, m.a, m.b)[1].has_value();
     QCOMPARE(convs, 2);
   }
 
@@ -154,9 +166,9 @@ class TestConvGemm : public QObject {
                           "test_Conv2d_dilated", "test_Conv2d_padding", "test_Conv2d_strided", "test_Conv2d_no_bias",
                           "test_Conv3d_stride_padding"})
       QTest::newRow(t) << QString(kTorchDir) + "/" + t << true;
-    // Groups over a batch of 2 (not matched, see kCases).
+    // Groups over a batch of 2 (the weights gathered too, see kCases).
     for (const char* t : {"test_Conv2d_depthwise", "test_Conv2d_depthwise_strided", "test_Conv2d_groups"})
-      QTest::newRow(t) << QString(kTorchDir) + "/" + t << false;
+      QTest::newRow(t) << QString(kTorchDir) + "/" + t << true;
     for (const char* t : {"test_conv_with_strides_padding", "test_conv_with_strides_and_asymmetric_padding",
                           "test_conv_with_autopad_same", "test_basic_conv_with_padding"})
       QTest::newRow(t) << QString(kNodeDir) + "/" + t << true;
@@ -193,16 +205,34 @@ class TestConvGemm : public QObject {
   }
 
   // LeNet's convolutions cost milliseconds as fused kernels here and a tenth of that as GEMMs:
-  // the plan runs both as GEMMs, and the result equals the host's.
+  // the plan runs both as GEMMs that gather their windows from the image and from the first
+  // pooling's output (no kernel stores an im2col matrix), and the result equals the host's. A
+  // saved session holds what the gathers are derived from.
   void lenetPlanUsesConvGemms() {
     if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
     Session s(loadProgramFile(std::string(KS_SOURCE_DIR) + "/samples/lenet.ks"), withOpenBlas());
     const RunRecord& r = s.run({}, true);
     QVERIFY(r.verifyPassed);
+    const std::string path = (fs::temp_directory_path() / "lenet_conv_gemm.kss.json").string();
+    s.save(path);
+    const Session back = Session::load(path);
+    fs::remove(path);
     int convs = 0;
-    for (const PlanStep& st : s.trace().plan.steps)
-      convs += st.label.find("sgemm 6x784x25") != std::string::npos || st.label.find("sgemm 16x100x150") != std::string::npos;
-    QCOMPARE(convs, 2);
+    for (const Session* x : std::initializer_list<const Session*>{&s, &back}) {
+      const Graph& g = x->program().graph;
+      for (const PlanStep& st : x->trace().plan.steps) {
+        const bool conv = st.label.find("sgemm 6x784x25") != std::string::npos || st.label.find("sgemm 16x100x150") != std::string::npos;
+        if (!conv) continue;
+        const Node& n = g.node(st.node);
+        const KernelEntry& e = x->trace().entries.at(st.kernel);
+        const ClassId b = g.structural(n.in[1]).kind == NodeKind::ToDevice ? g.structural(n.in[1]).in[0] : n.in[1];
+        QVERIFY(gemmGathers(g, n.out[0], e.gemm, n.in[0], b)[1].has_value());
+        ++convs;
+      }
+      for (const KernelRecord& k : x->trace().kernels)  // the kernels between the GEMMs store no windows
+        for (ClassId c : k.pass == 1 ? k.fused.stores : std::vector<ClassId>{}) QVERIFY(numel(g.shape(c)) != 16 * 784 * 25 && numel(g.shape(c)) != 16 * 100 * 150);
+    }
+    QCOMPARE(convs, 4);
   }
 
   void onnxConvsRunOnDevices_data() { onnxConvsAreGemms_data(); }

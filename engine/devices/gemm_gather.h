@@ -1,0 +1,37 @@
+// A GEMM operand gathered on the host: the packed matrix the GEMM reads is copied out of another
+// buffer (an im2col matrix out of a convolution's input) run by run, batch by batch, so no kernel
+// has to store it and the matrix of one batch stays in cache between its gather and its product.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace ks {
+
+struct GatherRun {
+  int64_t src = 0;  // first source element; < 0: the run is the fill value
+  int64_t len = 0;
+};
+
+struct GemmGather {
+  // Runs of consecutive source elements (or fills) in destination order; batch b's packed
+  // matrix is runs [batchStart[b], batchStart[b + 1]). One batch: every batch reads the same.
+  std::vector<GatherRun> runs;
+  std::vector<std::size_t> batchStart{0};
+  int64_t batchElements = 0;   // elements of one batch's packed matrix
+  int64_t sourceElements = 0;  // elements the source buffer must hold
+  float fill = 0;
+
+  // Runs of `src` (per destination element, in order; < 0 is the fill), `batchElements` per batch.
+  static GemmGather fromIndices(const std::vector<int64_t>& src, int64_t batchElements, int64_t sourceElements,
+                                float fill);
+  std::size_t batches() const { return batchStart.size() - 1; }
+  // Writes batch `b`'s packed matrix (batchElements floats) to dst.
+  void apply(std::size_t b, const float* src, float* dst) const;
+};
+
+// The gathers of a GEMM's A and B (nothing: read in place).
+using GemmGathers = std::array<std::optional<GemmGather>, 2>;
+
+}  // namespace ks
