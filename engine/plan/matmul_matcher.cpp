@@ -1,8 +1,13 @@
 // Matching the matmul form the program builder (and zyx) produce.
 #include "engine/plan/matmul_matcher.h"
 
+#include <algorithm>
+#include <chrono>
+
+#include "engine/core/median.h"
 #include "engine/devices/openblas_gemm.h"
 #include "engine/plan/contraction_matcher.h"
+#include "engine/plan/gemm_step.h"
 
 namespace ks {
 
@@ -129,10 +134,27 @@ std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>&
   return r;
 }
 
-GemmGathers gemmGathers(const Graph& g, ClassId c, const GemmSpec& spec, ClassId a, ClassId b) {
-  if (matchMatmul(g, c)) return {};
-  return contractionGathers(g, c, spec, a, b);
+namespace {
+// Median wall time of the step on scratch operands filled with ones.
+double timeGemmStep(const Graph& g, const MatmulMatch& m, const GemmStep& prepared) {
+  GemmStep step = prepared;
+  auto operand = [&](ClassId c) { return std::vector<float>(static_cast<std::size_t>(std::max<int64_t>(numel(g.shape(c)), 1)), 1.0f); };
+  std::vector<float> a = operand(m.a), b = operand(m.b), out = operand(m.out);
+  std::vector<std::vector<float>> extra;
+  std::vector<const float*> extraPtr;
+  if (step.epilogue)
+    for (ClassId x : step.epilogue->extra) extra.push_back(operand(x));
+  for (const auto& x : extra) extraPtr.push_back(x.data());
+  step.run(a.data(), b.data(), out.data(), extraPtr);  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    step.run(a.data(), b.data(), out.data(), extraPtr);
+    t.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(std::move(t));
 }
+}  // namespace
 
 void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t device, std::vector<KernelEntry>& entries) {
   for (const MatmulMatch& m : matches) {
@@ -140,13 +162,14 @@ void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t 
     e.kind = KernelEntry::Kind::Gemm;
     e.device = device;
     e.gemm = m.spec;
-    const GemmGathers gathers = gemmGathers(g, m.out, m.spec, m.a, m.b);
-    e.timeNs = timeGemm(m.spec, 5, gathers[0] ? &*gathers[0] : nullptr, gathers[1] ? &*gathers[1] : nullptr);
+    const GemmStep step(g, m.out, m.spec, m.a, m.b);
+    e.timeNs = timeGemmStep(g, m, step);
     e.flops = m.spec.flops();
     e.bytes = m.spec.bytes();
     Node n;
     n.kind = NodeKind::Kernel;
     n.in = {m.a, m.b};
+    if (step.epilogue) n.in.insert(n.in.end(), step.epilogue->extra.begin(), step.epilogue->extra.end());
     n.out = {m.out};
     n.device = device;
     n.ref = static_cast<uint32_t>(entries.size());

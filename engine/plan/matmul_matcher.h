@@ -4,7 +4,6 @@
 #include <optional>
 #include <vector>
 
-#include "engine/devices/gemm_gather.h"
 #include "engine/devices/gemm_spec.h"
 #include "engine/graph/graph.h"
 #include "engine/plan/kernel_entry.h"
@@ -25,12 +24,8 @@ std::optional<MatmulMatch> matchMatmul(const Graph& g, ClassId c);
 // recognises, in topological order.
 std::vector<MatmulMatch> findMatmuls(const Graph& g, const std::vector<ClassId>& outputs);
 
-// The operands the GEMM of class c (reading a and b under spec) gathers on the host, as
-// contractionGathers, for any GEMM findMatmuls proposes.
-GemmGathers gemmGathers(const Graph& g, ClassId c, const GemmSpec& spec, ClassId a, ClassId b);
-
 // Each match joins its class as a Kernel node running the GEMM on `device` (the openblas device),
-// timed now (its gathers included). Appends one KernelEntry per match, in match order (the memory-ops stage relies on it).
+// timed now. Appends one KernelEntry per match, in match order (the memory-ops stage relies on it).
 void addGemmKernels(Graph& g, const std::vector<MatmulMatch>& matches, uint32_t device, std::vector<KernelEntry>& entries);
 
 }  // namespace ks

@@ -62,8 +62,14 @@ class MemoryOps {
     const KernelEntry& e = in_.entries[i];
     Node n;
     n.kind = NodeKind::Kernel;
-    n.in = {operandFor(m.a, e.device), operandFor(m.b, e.device)};
-    if (n.in[0] == m.a && n.in[1] == m.b) return;
+    // The direct node addGemmKernels made lists the operands (an epilogue's after a and b).
+    const Node* direct = nullptr;
+    for (NodeId id : g_.eclass(m.out).nodes)
+      if (!direct && g_.node(id).kind == NodeKind::Kernel && g_.node(id).ref == i) direct = &g_.node(id);
+    if (!direct) return;
+    const std::vector<ClassId> read = direct->in;
+    for (ClassId x : read) n.in.push_back(operandFor(x, e.device));
+    if (n.in == read) return;
     n.out = {m.out};
     n.device = e.device;
     n.ref = i;

@@ -9,7 +9,7 @@
 #include "engine/core/alloc_error.h"
 #include "engine/core/error.h"
 #include "engine/devices/openblas_gemm.h"
-#include "engine/plan/matmul_matcher.h"
+#include "engine/plan/gemm_step.h"
 #include "engine/plan/plan_memory.h"
 
 namespace ks {
@@ -30,9 +30,9 @@ struct Step {
   int residentLeaf = -1;                   // Upload of a parameter/constant: its leaf index
   bool uploaded = false;                   // the resident copy on the device is current
   GemmSpec gemm;
-  std::vector<uint32_t> gemmBuffers;       // a, b, c (a gathered operand: the buffer it gathers from)
-  GemmGathers gathers;                     // operands gathered on the host, batch by batch
-  std::vector<float> scratch[2];           // one batch of each gathered operand
+  std::vector<uint32_t> gemmBuffers;       // a, b, c, then the epilogue's operands
+  std::shared_ptr<GemmStep> gemmStep;      // gathers, product and epilogue, rebuilt from the graph
+  std::vector<const float*> gemmExtra;     // this run's epilogue operands
   std::shared_ptr<OpenCLDevice> dev;       // Launch
   bool hostMemoryDevice = false;           // Launch: the device works in host memory
   OpenCLKernel kernel;
@@ -70,7 +70,7 @@ struct PreparedPlan::Impl {
   uint32_t root(uint32_t b) const { return buffers[b].alias < 0 ? b : static_cast<uint32_t>(buffers[b].alias); }
   Step prepareCopy(const PlanSource& src, const PlanStep& s);
   Step prepareLaunch(const PlanSource& src, const PlanStep& s);
-  void prepareGathers(const PlanSource& src, const PlanStep& s, Step& st);
+  void prepareGemm(const PlanSource& src, const PlanStep& s, Step& st);
   std::byte* hostPtr(std::vector<HostTensor>& leaves, uint32_t b) {
     const uint32_t r = root(b);
     const PlanBuffer& pb = buffers[r];
@@ -140,21 +140,24 @@ Step PreparedPlan::Impl::prepareCopy(const PlanSource& src, const PlanStep& s) {
   return st;
 }
 
-// The host gathers of a GEMM, rebuilt from the graph (a saved session holds no tables): the
-// operand a ToDevice class reads is the class it copies.
-void PreparedPlan::Impl::prepareGathers(const PlanSource& src, const PlanStep& s, Step& st) {
+// A GEMM step's gathers and epilogue, rebuilt from the graph (a saved session holds no tables):
+// an operand a ToDevice class reads is the class it copies.
+void PreparedPlan::Impl::prepareGemm(const PlanSource& src, const PlanStep& s, Step& st) {
   const Node& n = src.graph.node(s.node);
   auto copied = [&](ClassId c) {
     const Node& d = src.graph.structural(c);
     return d.kind == NodeKind::ToDevice ? d.in.at(0) : c;
   };
-  st.gathers = gemmGathers(src.graph, n.out.at(0), st.gemm, copied(n.in.at(0)), copied(n.in.at(1)));
+  st.gemmStep = std::make_shared<GemmStep>(src.graph, n.out.at(0), st.gemm, copied(n.in.at(0)), copied(n.in.at(1)));
   for (int f = 0; f < 2; ++f) {
-    if (!st.gathers[f]) continue;
-    if (st.gathers[f]->sourceElements * 4 > buffers[st.gemmBuffers[f]].bytes)
+    const auto& g = st.gemmStep->gathers[f];
+    if (g && g->sourceElements * 4 > buffers[st.gemmBuffers[f]].bytes)
       throw Error(ErrorCode::Internal, st.gemm.str() + " gathers past the end of its operand");
-    st.scratch[f].resize(static_cast<std::size_t>(st.gathers[f]->batchElements));
   }
+  const std::size_t extra = st.gemmStep->epilogue ? st.gemmStep->epilogue->extra.size() : 0;
+  if (st.gemmBuffers.size() != 3 + extra)
+    throw Error(ErrorCode::Internal, st.gemm.str() + ": its epilogue reads " + std::to_string(extra) + " operands, the step " +
+                                         std::to_string(st.gemmBuffers.size() - 3));
 }
 
 Step PreparedPlan::Impl::prepareLaunch(const PlanSource& src, const PlanStep& s) {
@@ -166,7 +169,8 @@ Step PreparedPlan::Impl::prepareLaunch(const PlanSource& src, const PlanStep& s)
     st.op = Step::Op::Gemm;
     st.gemm = e.gemm;
     st.gemmBuffers = {s.inputs.at(0), s.inputs.at(1), s.outputs.at(0)};
-    prepareGathers(src, s, st);
+    st.gemmBuffers.insert(st.gemmBuffers.end(), s.inputs.begin() + 2, s.inputs.end());
+    prepareGemm(src, s, st);
     return st;
   }
   bool empty = true;
@@ -308,10 +312,12 @@ void PreparedPlan::enqueueStep(std::size_t i, RunState& st) {
     case Step::Op::Gemm: {
       beforeHostAccess();
       const auto g0 = Clock::now();
-      runGemm(s.gemm, s.gathers[0] ? &*s.gathers[0] : nullptr, s.gathers[1] ? &*s.gathers[1] : nullptr,
-              reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[0])),
-              reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[1])),
-              reinterpret_cast<float*>(m.hostPtr(leaves_, s.gemmBuffers[2])), s.scratch[0].data(), s.scratch[1].data());
+      s.gemmExtra.clear();
+      for (std::size_t j = 3; j < s.gemmBuffers.size(); ++j)
+        s.gemmExtra.push_back(reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[j])));
+      s.gemmStep->run(reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[0])),
+                      reinterpret_cast<const float*>(m.hostPtr(leaves_, s.gemmBuffers[1])),
+                      reinterpret_cast<float*>(m.hostPtr(leaves_, s.gemmBuffers[2])), s.gemmExtra);
       st.hostNs[i] = sinceNs(g0);
       break;
     }

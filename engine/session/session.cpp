@@ -14,6 +14,7 @@
 #include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
 #include "engine/plan/prepared_plan.h"
+#include "engine/plan/gemm_step.h"
 #include "engine/plan/memory_ops.h"
 #include "engine/rewrite/saturation_cache.h"
 #include "engine/rewrite/term.h"
@@ -219,7 +220,8 @@ void Session::match(const Progress& progress) {
   for (std::size_t i = 0; i < devices_.size(); ++i)
     if (devices_[i].kind == DeviceKind::OpenBlas) blas = static_cast<uint32_t>(i);
   if (blas == UINT32_MAX) return;
-  trace_.matches = findMatmuls(program_.graph, program_.resultClasses());
+  const auto outputs = program_.resultClasses();
+  trace_.matches = withEpilogues(program_.graph, outputs, findMatmuls(program_.graph, outputs));
   addGemmKernels(program_.graph, trace_.matches, blas, trace_.entries);
 }
 

@@ -15,6 +15,7 @@
 #include "engine/eval/host_executor.h"
 #include "engine/io/program_source.h"
 #include "engine/plan/contraction_matcher.h"
+#include "engine/plan/gemm_step.h"
 #include "engine/plan/strided_view.h"
 #include "engine/session/session.h"
 #include "tests/require_opencl.h"
@@ -45,6 +46,28 @@ const ConvCase kCases[] = {
     {"depthwise batch 4", {4, 3, 7, 7}, {3, 1, 3, 3}, "padding=[1, 1], groups=3", true},
 };
 
+// Programs whose GEMM is followed by what its step's epilogue does on the host; `end` names the
+// op the longest epilogue ends on (the program's output unless given).
+struct EpilogueCase {
+  const char* name;
+  const char* body;  // after the input and params below
+};
+const EpilogueCase kEpilogues[] = {
+    {"conv relu maxpool padded", "y = max_pool2d(relu(conv2d(x, w, b)), kernel=[3, 3], stride=[2, 2], padding=[1, 1])"},
+    {"conv avgpool", "y = avg_pool2d(conv2d(x, w, b, padding=[1, 1]), kernel=[2, 2])"},
+    {"conv value on the right, min", "y = minimum(sub(0.5, conv2d(x, w)), b2)"},
+    {"conv tanh", "y = tanh(conv2d(x, w, b, stride=[2, 2]))"},
+    {"linear sigmoid", "y = sigmoid(linear(reshape(x, [2, 200]), v, c))"},
+};
+
+Program epilogueProgram(const EpilogueCase& c) {
+  std::ostringstream ks;
+  ks << "input x: f32[2, 2, 10, 10]\nparam w: f32[4, 2, 3, 3] = normal(std=0.3, seed=3)\n"
+     << "param b: f32[4] = normal(std=0.1, seed=4)\nparam v: f32[200, 6] = normal(std=0.1, seed=5)\n"
+     << "param c: f32[6] = normal(std=0.1, seed=6)\nparam b2: f32[1, 1, 1, 8] = normal(seed=7)\n" << c.body << "\noutput y\n";
+  return parseKs(ks.str(), std::string(c.name) + ".ks");
+}
+
 std::string dims(const Shape& s) {
   std::ostringstream os;
   for (std::size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
@@ -59,20 +82,20 @@ Program convProgram(const ConvCase& c) {
   return parseKs(ks.str(), std::string(c.name) + ".ks");
 }
 
-// Every proposed GEMM against the host: run on the host's values of the buffers it reads, it must
-// give the host's value of its class. Returns the matches.
+// Every proposed GEMM against the host: run on the host's values of the buffers it reads (with its
+// gathers and its epilogue), it must give the host's value of its class. Returns the matches.
 std::vector<MatmulMatch> checkedMatches(const Program& p) {
-  const std::vector<MatmulMatch> matches = findMatmuls(p.graph, p.resultClasses());
+  const std::vector<MatmulMatch> matches = withEpilogues(p.graph, p.resultClasses(), findMatmuls(p.graph, p.resultClasses()));
   const std::vector<HostTensor> leaves = bindLeaves(p, {}, 7);
   for (const MatmulMatch& m : matches) {
-    const std::vector<HostTensor> v = HostExecutor::run(p.graph, {m.a, m.b, m.out}, leaves);
+    GemmStep step(p.graph, m.out, m.spec, m.a, m.b);
+    std::vector<ClassId> read{m.a, m.b, m.out};
+    if (step.epilogue) read.insert(read.end(), step.epilogue->extra.begin(), step.epilogue->extra.end());
+    const std::vector<HostTensor> v = HostExecutor::run(p.graph, read, leaves);
+    std::vector<const float*> extra;
+    for (std::size_t i = 3; i < v.size(); ++i) extra.push_back(v[i].data<float>());
     HostTensor got(DType::F32, v[2].shape());
-    const GemmGathers gathers = gemmGathers(p.graph, m.out, m.spec, m.a, m.b);
-    std::vector<float> scratch[2];
-    for (int f = 0; f < 2; ++f)
-      if (gathers[f]) scratch[f].resize(static_cast<std::size_t>(gathers[f]->batchElements));
-    runGemm(m.spec, gathers[0] ? &*gathers[0] : nullptr, gathers[1] ? &*gathers[1] : nullptr, v[0].data<float>(),
-            v[1].data<float>(), got.data<float>(), scratch[0].data(), scratch[1].data());
+    step.run(v[0].data<float>(), v[1].data<float>(), got.data<float>(), extra);
     const std::string diff = compareWithTolerance(got, v[2], m.spec.k);
     if (!diff.empty()) throw std::runtime_error(m.spec.str() + " for %" + std::to_string(m.out.v) + ": " + diff);
   }
@@ -151,6 +174,37 @@ class TestConvGemm : public QObject {
     QCOMPARE(gathers[1].has_value(), !pointwise);
   }
 
+  // A GEMM followed by elementwise ops with constants or broadcast parameters and by a pooling
+  // window gets a step whose epilogue does them on the host; each is checked against the host by
+  // checkedMatches, and the longest reaches the output.
+  void epiloguesFollowGemms_data() {
+    QTest::addColumn<int>("i");
+    for (int i = 0; i < static_cast<int>(std::size(kEpilogues)); ++i) QTest::newRow(kEpilogues[i].name) << i;
+  }
+  void epiloguesFollowGemms() {
+    QFETCH(int, i);
+    const Program p = epilogueProgram(kEpilogues[i]);
+    std::vector<MatmulMatch> matches;
+    try {
+      matches = checkedMatches(p);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    bool reachesOutput = false;
+    for (const MatmulMatch& m : matches) reachesOutput = reachesOutput || p.graph.find(m.out) == p.graph.find(p.resultClasses()[0]);
+    QVERIFY(reachesOutput);
+    QVERIFY(matches.size() >= 2);
+  }
+  void epiloguesRunOnDevices_data() { epiloguesFollowGemms_data(); }
+  void epiloguesRunOnDevices() {
+    QFETCH(int, i);
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    Session s(epilogueProgram(kEpilogues[i]), withOpenBlas());
+    const RunRecord& r = s.run({}, true);
+    QVERIFY(r.verified);
+    for (const OutputValue& v : r.outputs) QVERIFY2(v.mismatch.empty(), (v.name + ": " + v.mismatch).c_str());
+  }
+
   void lenetConvsAreGemms() {
     const Program p = loadProgramFile(std::string(KS_SOURCE_DIR) + "/samples/lenet.ks");
     int convs = 0;
@@ -226,13 +280,26 @@ class TestConvGemm : public QObject {
         const Node& n = g.node(st.node);
         const KernelEntry& e = x->trace().entries.at(st.kernel);
         const ClassId b = g.structural(n.in[1]).kind == NodeKind::ToDevice ? g.structural(n.in[1]).in[0] : n.in[1];
-        QVERIFY(gemmGathers(g, n.out[0], e.gemm, n.in[0], b)[1].has_value());
+        QVERIFY(GemmStep(g, n.out[0], e.gemm, n.in[0], b).gathers[1].has_value());
         ++convs;
       }
       for (const KernelRecord& k : x->trace().kernels)  // the kernels between the GEMMs store no windows
         for (ClassId c : k.pass == 1 ? k.fused.stores : std::vector<ClassId>{}) QVERIFY(numel(g.shape(c)) != 16 * 784 * 25 && numel(g.shape(c)) != 16 * 100 * 150);
     }
     QCOMPARE(convs, 4);
+    // Each convolution's step ends on its pooling (bias, relu and max-pool in its epilogue), and
+    // only log_softmax is left to a kernel.
+    int pooled = 0, launches = 0;
+    const Graph& g = s.program().graph;
+    for (const PlanStep& st : s.trace().plan.steps) {
+      if (st.kind != PlanStep::Kind::Launch) continue;
+      const Node& n = g.node(st.node);
+      const bool gemm = s.trace().entries.at(st.kernel).kind == KernelEntry::Kind::Gemm;
+      launches += !gemm;
+      pooled += gemm && g.structural(n.out[0]).kind == NodeKind::Reduce && g.structural(n.out[0]).reduceOp() == ReduceOp::Max;
+    }
+    QCOMPARE(pooled, 2);
+    QVERIFY2(launches <= 2, std::to_string(launches).c_str());
   }
 
   void onnxConvsRunOnDevices_data() { onnxConvsAreGemms_data(); }

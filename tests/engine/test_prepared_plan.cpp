@@ -163,7 +163,8 @@ class TestPreparedPlan : public QObject {
       QCOMPARE(plan.buffers[st.outputs[0]].alias, static_cast<int>(rootBuffer(plan, st.inputs[0])));
       ++zero;
     }
-    QVERIFY2(zero >= 2 && gemms >= 1, plan.describe().c_str());
+    // The GEMM's step does the bias and relu (its epilogue) and stores h; PoCL reads it in place.
+    QVERIFY2(zero >= 1 && gemms >= 1, plan.describe().c_str());
     QCOMPARE(paramUploads(s), 0);
     for (uint64_t k = 0; k < 3; ++k) {
       const HostTensor x = randomInput(20 + k);
@@ -193,7 +194,7 @@ class TestPreparedPlan : public QObject {
       QVERIFY(!st.zeroCopy);
       copies += st.kind == PlanStep::Kind::Copy;
     }
-    QVERIFY(copies >= 2);
+    QVERIFY(copies >= 1);
     for (const PlanBuffer& buf : off.trace().plan.buffers) QCOMPARE(buf.alias, -1);
     QCOMPARE(a.outputs.size(), b.outputs.size());
     for (std::size_t i = 0; i < a.outputs.size(); ++i)
