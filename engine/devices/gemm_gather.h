@@ -9,9 +9,13 @@
 
 namespace ks {
 
+// `reps` copies of `len` consecutive source elements, the r-th from src + r * stride (a window's
+// rows: one per output row of the image), written one after the other.
 struct GatherRun {
-  int64_t src = 0;  // first source element; < 0: the run is the fill value
+  int64_t src = 0;  // first source element; < 0: the run is `len` fill values (reps 1)
   int64_t len = 0;
+  int64_t reps = 1;
+  int64_t stride = 0;
 };
 
 struct GemmGather {
@@ -29,6 +33,9 @@ struct GemmGather {
   std::size_t batches() const { return batchStart.size() - 1; }
   // Writes batch `b`'s packed matrix (batchElements floats) to dst.
   void apply(std::size_t b, const float* src, float* dst) const;
+
+ private:
+  void foldRepeats();
 };
 
 // The gathers of a GEMM's A and B (nothing: read in place).
