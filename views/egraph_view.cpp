@@ -84,6 +84,7 @@ void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_p
   viz::EGraphPictureOptions opt;
   opt.extraction = extraction_.get();
   opt.outputs = program_->outputClasses();
+  opt.places = &program_->places;
   graph_->setModel(viz::egraphPicture(program_->graph, opt));
   header_->setText(tr("%1: %2 e-classes, %3 e-nodes")
                        .arg(QString::fromStdString(program_->name))
@@ -108,9 +109,11 @@ int EGraphView::showClass(uint32_t cls) {
   if (!program_ || cls >= program_->graph.classCount()) return 0;
   const Graph& g = program_->graph;
   const EClass& ec = g.eclass(ClassId(cls));
+  const std::string from = placesText(program_->places.of(g, ClassId(cls)));
   header_->setText(tr("e-class %1: %2%3, %4 e-node(s)")
                        .arg("%" + QString::number(cls), QString::fromStdString(std::string(dtypeName(ec.dtype))),
-                            QString::fromStdString(shapeStr(ec.shape)), QString::number(ec.nodes.size())));
+                            QString::fromStdString(shapeStr(ec.shape)), QString::number(ec.nodes.size())) +
+                   (from.empty() ? QString() : tr(" — from %1").arg(QString::fromStdString(from))));
   auto chosen = index_.chosen.find(cls);
   auto reason = index_.why.find(cls);
   for (NodeId n : ec.nodes) {

@@ -1,6 +1,8 @@
 // ProgramView: editor + error marker + I/O table, filled from the loaded program.
 #include "views/program_view.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -12,6 +14,7 @@
 #include <QTextBlock>
 #include <QVBoxLayout>
 
+#include "engine/session/source_links.h"
 #include "views/rule_highlighter.h"
 #include "views/table_fit.h"
 
@@ -34,6 +37,7 @@ ProgramView::ProgramView(SessionContext* context, QWidget* parent) : QWidget(par
   recompile_ = new QPushButton(tr("Recompile (Ctrl+Return)"), this);
   recompile_->setToolTip(tr("Parse and build the edited program; errors are marked in the text"));
   connect(recompile_, &QPushButton::clicked, this, &ProgramView::recompile);
+  connect(editor_, &QPlainTextEdit::cursorPositionChanged, this, &ProgramView::cursorLineChanged);
   auto* sc = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), editor_);
   connect(sc, &QShortcut::activated, this, &ProgramView::recompile);
 
@@ -77,7 +81,15 @@ void ProgramView::recompile() {
 QString ProgramView::errorText() const { return error_->isVisible() ? error_->text() : QString(); }
 
 void ProgramView::sessionLoaded(const SessionSnapshot& s) {
+  followingSelection_ = true;  // loading the text moves the cursor; that selects nothing
   if (!s.source.isEmpty() && s.source != editor_->toPlainText()) editor_->setPlainText(s.source);
+  followingSelection_ = false;
+  program_ = s.program;
+  session_ = s.session;
+  cursorLine_ = editor_->textCursor().blockNumber() + 1;
+  // What was compiled is the unmodified text: its lines are the ones the program's places name.
+  editor_->document()->setModified(false);
+  markLinkedLines({}, false);
   editor_->setReadOnly(s.source.isEmpty() && s.program != nullptr);
   if (s.program) name_ = QString::fromStdString(s.program->name);
   markError(0, 0, QString());
@@ -101,12 +113,25 @@ void ProgramView::sessionLoaded(const SessionSnapshot& s) {
 }
 
 void ProgramView::sessionClosed() {
+  program_.reset();
+  session_.reset();
+  markLinkedLines({}, false);
   editor_->clear();
   io_->removeRows(0, io_->rowCount());
   markError(0, 0, QString());
 }
 
 void ProgramView::selectionChanged(const Selection& s) {
+  std::vector<int> lines;
+  if (program_ && !editor_->document()->isModified()) {
+    if (s.eclass && *s.eclass < program_->graph.classCount())
+      for (const SourcePlace& p : program_->places.of(program_->graph, ClassId(*s.eclass)))
+        if (p.line > 0 && std::find(lines.begin(), lines.end(), p.line) == lines.end()) lines.push_back(p.line);
+    if (lines.empty() && s.kernel && session_) lines = sourceLines(*session_, classesOfKernel(*session_, *s.kernel));
+    std::sort(lines.begin(), lines.end());
+  }
+  markLinkedLines(lines, true);
+  table_->clearSelection();
   if (!s.eclass) return;
   for (int r = 0; r < io_->rowCount(); ++r) {
     if (io_->item(r, 0)->data(Qt::UserRole).toUInt() == *s.eclass) {
@@ -114,17 +139,64 @@ void ProgramView::selectionChanged(const Selection& s) {
       return;
     }
   }
-  table_->clearSelection();
 }
 
+void ProgramView::cursorLineChanged() {
+  const int line = editor_->textCursor().blockNumber() + 1;
+  if (line == cursorLine_) return;
+  cursorLine_ = line;
+  if (followingSelection_ || !program_ || !context_ || editor_->document()->isModified()) return;
+  const std::vector<ClassId> classes = program_->places.classesAtLine(program_->graph, line);
+  if (classes.empty()) return;
+  // The statement's result is the last class its line made (operands are made first).
+  const ClassId result = classes.back();
+  Selection s = context_->selection();
+  s.eclass = result.v;
+  if (session_)
+    if (const auto k = kernelComputing(*session_, result)) s.kernel = static_cast<uint32_t>(*k);
+  markLinkedLines({line}, false);
+  context_->select(s, this);
+}
+
+void ProgramView::markLinkedLines(const std::vector<int>& lines, bool scroll) {
+  linkedLines_ = lines;
+  linkMarks_.clear();
+  for (int line : lines) {
+    const QTextBlock block = editor_->document()->findBlockByNumber(line - 1);
+    if (!block.isValid()) continue;
+    QTextEdit::ExtraSelection mark;
+    mark.format.setBackground(QColor("#e7f5ff"));
+    mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+    mark.cursor = QTextCursor(block);
+    linkMarks_ << mark;
+  }
+  if (scroll && !lines.empty()) {
+    const QTextBlock block = editor_->document()->findBlockByNumber(lines.front() - 1);
+    if (block.isValid() && block.blockNumber() + 1 != cursorLine_) {
+      followingSelection_ = true;
+      editor_->setTextCursor(QTextCursor(block));
+      editor_->ensureCursorVisible();
+      followingSelection_ = false;
+    }
+  }
+  applyMarks();
+}
+
+void ProgramView::applyMarks() { editor_->setExtraSelections(linkMarks_ + errorMarks_); }
+
 void ProgramView::compileFailed(const CompileFailure& f) {
+  // The text no longer is what the shown program was compiled from: no links until one compiles.
+  program_.reset();
+  session_.reset();
+  markLinkedLines({}, false);
   if (!f.source.isEmpty() && f.source != editor_->toPlainText()) editor_->setPlainText(f.source);
   markError(f.line, f.column, f.message);
 }
 
 void ProgramView::markError(int line, int column, const QString& message) {
   errorLine_ = message.isEmpty() ? 0 : line;
-  QList<QTextEdit::ExtraSelection> marks;
+  QList<QTextEdit::ExtraSelection>& marks = errorMarks_;
+  marks.clear();
   if (!message.isEmpty() && line > 0) {
     const QTextBlock block = editor_->document()->findBlockByNumber(line - 1);
     if (block.isValid()) {
@@ -147,7 +219,7 @@ void ProgramView::markError(int line, int column, const QString& message) {
       editor_->centerCursor();
     }
   }
-  editor_->setExtraSelections(marks);
+  applyMarks();
   error_->setText(message);
   error_->setVisible(!message.isEmpty());
 }

@@ -1,7 +1,9 @@
 // The Program view: the .ks text with highlighting and inline error markers, Recompile, and a
 // table of the program's inputs, parameters and outputs.
 #pragma once
+#include <QTextEdit>
 #include <QWidget>
+#include <vector>
 
 #include "views/session_view.h"
 
@@ -30,9 +32,15 @@ class ProgramView : public QWidget, public SessionView {
   QString errorText() const;
   int errorLine() const { return errorLine_; }  // 0 when the program compiled
   void recompile();
+  // The lines marked as the source of the current selection (ascending; empty when none).
+  const std::vector<int>& linkedLines() const { return linkedLines_; }
 
  private:
   void markError(int line, int column, const QString& message);
+  // The cursor's line selects what that line became, while the text is what was compiled.
+  void cursorLineChanged();
+  void markLinkedLines(const std::vector<int>& lines, bool scroll);
+  void applyMarks();
   SessionContext* context_;
   QPlainTextEdit* editor_;
   RuleHighlighter* highlighter_;
@@ -42,6 +50,12 @@ class ProgramView : public QWidget, public SessionView {
   QStandardItemModel* io_;
   QString name_ = "edited";
   int errorLine_ = 0;
+  std::shared_ptr<const Program> program_;
+  std::shared_ptr<const Session> session_;
+  int cursorLine_ = 0;
+  bool followingSelection_ = false;  // moving the cursor to a linked line selects nothing
+  std::vector<int> linkedLines_;
+  QList<QTextEdit::ExtraSelection> errorMarks_, linkMarks_;
 };
 
 }  // namespace ks

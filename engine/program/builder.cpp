@@ -31,7 +31,7 @@ void checkShape(const Shape& s, const std::string& name, const SourceLoc& where)
 Value ProgramBuilder::input(const std::string& name, DType t, const Shape& s) {
   checkNewName(program_, name, where_);
   checkShape(s, name, where_);
-  const ClassId c = graph().addLeaf({name, LeafKind::Input, t, s, nullptr});
+  const ClassId c = noted(graph().addLeaf({name, LeafKind::Input, t, s, nullptr}));
   program_.inputs.push_back({name, c, static_cast<uint32_t>(graph().leaves().size() - 1)});
   return Value(this, c);
 }
@@ -41,7 +41,7 @@ Value ProgramBuilder::param(const std::string& name, DType t, const Shape& s, Pa
   checkShape(s, name, where_);
   if (init.kind == ParamInit::Kind::Data && (!init.data || init.data->shape() != s))
     throw Error(ErrorCode::Shape, "data for parameter '" + name + "' does not have shape " + shapeStr(s), where_);
-  const ClassId c = graph().addLeaf({name, LeafKind::Param, t, s, nullptr});
+  const ClassId c = noted(graph().addLeaf({name, LeafKind::Param, t, s, nullptr}));
   program_.params.push_back({name, c, static_cast<uint32_t>(graph().leaves().size() - 1), std::move(init)});
   return Value(this, c);
 }
@@ -51,11 +51,16 @@ Value ProgramBuilder::constant(const HostTensor& data, const std::string& name) 
     return scalar(isFloat(data.dtype()) ? data.getDouble(0) : static_cast<double>(data.getInt(0)), data.dtype());
   }
   const std::string n = name.empty() ? "const" + std::to_string(graph().leaves().size()) : name;
-  return Value(this, graph().addLeaf({n, LeafKind::Constant, data.dtype(), data.shape(),
-                                      std::make_shared<HostTensor>(data)}));
+  return Value(this, noted(graph().addLeaf({n, LeafKind::Constant, data.dtype(), data.shape(),
+                                            std::make_shared<HostTensor>(data)})));
 }
 
-Value ProgramBuilder::scalar(double v, DType t) { return Value(this, graph().addConst(Scalar::of(t, v))); }
+Value ProgramBuilder::scalar(double v, DType t) { return Value(this, noted(graph().addConst(Scalar::of(t, v)))); }
+
+ClassId ProgramBuilder::noted(ClassId c) {
+  program_.places.note(c, where_);
+  return c;
+}
 
 void ProgramBuilder::output(const std::string& name, Value v) {
   for (auto& o : program_.outputs)
@@ -97,7 +102,7 @@ void ProgramBuilder::noteOrigin(std::size_t firstClass, const std::string& op) {
 
 Value ProgramBuilder::add(Node n) {
   try {
-    return Value(this, graph().add(std::move(n)));
+    return Value(this, noted(graph().add(std::move(n))));
   } catch (const Error& e) {
     throw e.at(where_);
   }

@@ -79,6 +79,7 @@ class ProgramBuilder {
   std::string originOp(ClassId c) const { return c.v < origin_.size() ? origin_[c.v] : std::string(); }
 
  private:
+  ClassId noted(ClassId c);  // records the current location as one of c's places
   Program program_;
   SourceLoc where_;
   std::vector<std::string> origin_;  // by class index; "" where unknown

@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/core/host_tensor.h"
 #include "engine/graph/graph.h"
+#include "engine/program/provenance.h"
 
 namespace ks {
 
@@ -55,6 +56,7 @@ struct Program {
   std::vector<ProgramParam> params;
   std::vector<ProgramOutput> outputs;
   std::vector<ProgramUpdate> updates;
+  Provenance places;  // where each class came from in `source` (or the ONNX model); may be empty
 
   bool trains() const { return !updates.empty(); }
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "engine/session/source_links.h"
+
 namespace ks {
 
 namespace {
@@ -63,11 +65,13 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
   for (const PlanStep& st : t.plan.steps) launches += st.kind == PlanStep::Kind::Launch;
   j["launches"] = launches;
   nlohmann::json plan = nlohmann::json::array();
-  for (const PlanStep& st : t.plan.steps) {
+  for (std::size_t i = 0; i < t.plan.steps.size(); ++i) {
+    const PlanStep& st = t.plan.steps[i];
     nlohmann::json p = {{"kind", st.kind == PlanStep::Kind::Launch ? "launch" : "copy"},
                         {"label", st.label},
                         {"device", s.devices().at(st.device).name},
-                        {"zero_copy", st.zeroCopy}};
+                        {"zero_copy", st.zeroCopy},
+                        {"source_lines", sourceLines(s, classesOfStep(s, i))}};
     if (st.kind == PlanStep::Kind::Launch) {
       const KernelEntry& e = t.entries.at(st.kernel);
       p["kernel"] = e.kind == KernelEntry::Kind::Gemm ? e.gemm.str() : t.kernels.at(e.fused).name;

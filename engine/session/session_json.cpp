@@ -27,7 +27,9 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 4: plan steps say "zero_copy" and buffers their "alias" (a zero-copy step's destination is its
 // source's memory), devices "host_visible", runs their "verification" (mode, elements compared,
 // time). Earlier files load with every copy a real copy and each verified run taken as full.
-constexpr int kVersion = 4;
+// 5: the program says where each class came from ("places": the .ks line and column, or the ONNX
+// node). Earlier files load with no places: nothing links back to the source.
+constexpr int kVersion = 5;
 using json = nlohmann::json;
 
 template <class T>
@@ -306,6 +308,15 @@ std::string Session::toJson() const {
     p["params"].push_back({{"name", q.name}, {"class", q.cls.v}, {"leaf", q.leaf}, {"init", static_cast<int>(q.init.kind)},
                            {"a", q.init.a}, {"b", q.init.b}, {"seed", q.init.seed}, {"text", q.init.str()}});
   for (auto& o : program_.outputs) p["outputs"].push_back({{"name", o.name}, {"class", o.cls.v}});
+  const auto& places = program_.places.byClass();
+  for (std::size_t c = 0; c < places.size(); ++c)
+    for (const SourcePlace& q : places[c]) {
+      json pj = {{"class", c}};
+      if (q.line > 0) pj["line"] = q.line;
+      if (q.column > 0) pj["col"] = q.column;
+      if (!q.node.empty()) pj["node"] = q.node;
+      p["places"].push_back(pj);
+    }
   j["program"] = p;
   j["graph"] = json::parse(program_.graph.toJson());
   j["options"] = {{"devices", options_.devices}, {"tune", static_cast<int>(options_.tune)}, {"seed", options_.seed},
@@ -409,6 +420,22 @@ void readProgram(const json& j, Program& prog) {
     prog.params.push_back(pp);
   });
   jsonEach(p, "outputs", [&](const json& o) { prog.outputs.push_back({jsonGet<std::string>(o, "name"), ClassId(jsonGet<uint32_t>(o, "class"))}); });
+}
+
+// After the graph: every place names one of its classes.
+void readPlaces(const json& j, Program& prog) {
+  JsonPath at("program");
+  jsonEach(j.at("program"), "places", [&](const json& q) {
+    const uint32_t c = jsonGet<uint32_t>(q, "class");
+    if (c >= prog.graph.classCount()) {
+      JsonPath key("class");
+      throw Error(ErrorCode::Parse, "expected a class of the graph (0.." + std::to_string(prog.graph.classCount()) +
+                                        "), found " + std::to_string(c));
+    }
+    SourcePlace place{jsonGet<int>(q, "line", 0), jsonGet<int>(q, "col", 0), jsonGet<std::string>(q, "node", "")};
+    if (place.line < 0 || place.column < 0) throw Error(ErrorCode::Parse, "expected a line and column of 1 or more");
+    prog.places.add(ClassId(c), std::move(place));
+  });
 }
 
 void readExtraction(const json& ej, Extraction& ex) {
@@ -566,6 +593,7 @@ Session Session::fromJson(const std::string& text, const std::string& file) {
       JsonPath g("graph");
       s.program_.graph = Graph::fromJson(j.at("graph").dump());
     }
+    readPlaces(j, s.program_);
     {
       JsonPath at("options");
       const json& o = j.at("options");

@@ -1,6 +1,7 @@
 // Session -> Picture: picks the records each picture builder needs.
 #include "engine/session/session_pictures.h"
 
+#include "engine/session/source_links.h"
 #include "engine/viz/egraph_picture.h"
 #include "engine/viz/fusion_picture.h"
 #include "engine/viz/plan_picture.h"
@@ -11,6 +12,7 @@ viz::Picture egraphPictureOf(const Session& s) {
   viz::EGraphPictureOptions o;
   o.extraction = s.hasStage(Stage::Extracted) ? &s.trace().extraction : nullptr;
   o.outputs = s.program().resultClasses();
+  o.places = &s.program().places;
   return viz::egraphPicture(s.graph(), o);
 }
 
@@ -27,7 +29,9 @@ viz::Picture planPictureOf(const Session& s) {
   std::vector<std::string> kernelNames, deviceNames;
   for (const KernelRecord& k : s.trace().kernels) kernelNames.push_back(k.name);
   for (const DeviceInfo& d : s.devices()) deviceNames.push_back(d.name);
-  return viz::planPicture({s.trace().plan, s.trace().entries, kernelNames, deviceNames});
+  std::vector<std::string> stepSources;
+  for (std::size_t i = 0; i < s.trace().plan.steps.size(); ++i) stepSources.push_back(linesText(sourceLines(s, classesOfStep(s, i))));
+  return viz::planPicture({s.trace().plan, s.trace().entries, kernelNames, deviceNames, &stepSources});
 }
 
 }  // namespace ks

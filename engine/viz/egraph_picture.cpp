@@ -62,13 +62,14 @@ Style enodeStyle(const Graph& g, NodeId id, bool isOutput, const ExtractionIndex
   return ec.nodes.size() > 1 ? Style::Alternative : s;
 }
 
-Cluster classCluster(const Graph& g, uint32_t c, bool isOutput) {
+Cluster classCluster(const Graph& g, uint32_t c, bool isOutput, const std::vector<SourcePlace>* places) {
   Cluster cl;
   cl.id = "c" + std::to_string(c);
   cl.subject = {SubjectKind::EClass, c};
   cl.label = classRef(c) + "  " + classType(g, ClassId(c)) + (isOutput ? "  (output)" : "");
   cl.tooltip = "e-class " + classRef(c) + ": " + classType(g, ClassId(c)) + ", " +
                std::to_string(g.eclass(ClassId(c)).nodes.size()) + " e-node(s)";
+  if (places && !places->empty()) cl.tooltip += "\nfrom " + placesText(*places);
   cl.highlighted = isOutput;
   return cl;
 }
@@ -151,9 +152,11 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
   std::map<uint32_t, std::string> mergedInto;
   for (uint32_t c = 0; c < g.classCount(); ++c)
     if (!g.isCanonical(ClassId(c))) mergedInto[g.find(ClassId(c)).v] += " " + classRef(c);
+  const std::vector<std::vector<SourcePlace>> places =
+      options.places ? options.places->byCanonicalClass(g) : std::vector<std::vector<SourcePlace>>{};
   for (uint32_t c = 0; c < g.classCount(); ++c) {
     const bool isOutput = outputs.count(c) > 0 || outputs.count(g.find(ClassId(c)).v) > 0;
-    p.clusters.push_back(classCluster(g, c, isOutput));
+    p.clusters.push_back(classCluster(g, c, isOutput, c < places.size() && g.isCanonical(ClassId(c)) ? &places[c] : nullptr));
     if (!g.isCanonical(ClassId(c))) {
       // Kept so clusters stay indexed by class id; it has no nodes of its own.
       p.clusters.back().label = classRef(c) + " merged into " + classRef(g.find(ClassId(c)).v);

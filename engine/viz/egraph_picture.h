@@ -9,6 +9,7 @@
 
 #include "engine/graph/graph.h"
 #include "engine/plan/extractor.h"
+#include "engine/program/provenance.h"
 #include "engine/viz/picture.h"
 
 namespace ks::viz {
@@ -17,6 +18,7 @@ struct EGraphPictureOptions {
   const Extraction* extraction = nullptr;  // null or empty before extraction
   std::vector<ClassId> outputs;            // drawn as outputs
   int maxGroups = 150;                     // groups of a graph too large to open whole
+  const Provenance* places = nullptr;      // where classes came from: named in their tooltips
 };
 
 // Node ids "n<e-node id>" (subject ENode), cluster ids "c<class id>" (subject EClass), group ids "g<i>".

@@ -19,6 +19,8 @@ Node stepNode(const PlanPictureInput& in, std::size_t i) {
   n.id = "s" + std::to_string(i);
   n.subject = {SubjectKind::PlanStep, static_cast<uint32_t>(i)};
   n.tooltip = "step " + std::to_string(i) + ": " + st.label;
+  if (in.stepSources && i < in.stepSources->size() && !(*in.stepSources)[i].empty())
+    n.tooltip += "\nfrom " + (*in.stepSources)[i];
   if (copy) {
     n.style = Style::Copy;
     n.label = std::to_string(i) + ": " + st.label;

@@ -17,6 +17,7 @@ struct PlanPictureInput {
   const std::vector<KernelEntry>& entries;      // the targets of the plan's launches
   const std::vector<std::string>& kernelNames;  // fused kernel index -> name ("k3 exp_mul_sum")
   const std::vector<std::string>& deviceNames;  // device index -> name
+  const std::vector<std::string>* stepSources = nullptr;  // step -> the source lines it computes ("" unknown)
 };
 
 // Node ids "s<step>" (subject PlanStep) and "out<buffer>" (subject PlanOutput).

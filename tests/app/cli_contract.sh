@@ -150,6 +150,9 @@ assert d["fused_kernels"] > 0 and d["launches"] > 0
 tm = d["timings_ms"]
 # PoCL works in host memory: its boundaries with openblas are zero-copy steps that move nothing.
 assert all("zero_copy" in p for p in d["plan"])
+# Every step says which program lines it computes; the launches cover mlp.ks's layers.
+assert all(isinstance(p["source_lines"], list) for p in d["plan"])
+assert any(p["source_lines"] for p in d["plan"] if p["kind"] == "launch"), d["plan"]
 zc = [p for p in d["plan"] if p["zero_copy"]]
 assert zc and all(p["kind"] == "copy" and p["label"].startswith("zero-copy") for p in zc), d["plan"]
 assert not [k for k in tm["kernels"] if k["kind"] == "copy"], tm["kernels"]

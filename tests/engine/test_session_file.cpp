@@ -63,7 +63,7 @@ class TestSessionFile : public QObject {
     const FusionTrace& t = s.trace().fusion.trace;
     QVERIFY(t.steps.size() >= 5);
     const Session back = Session::fromJson(s.toJson());
-    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 4);
+    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 5);
     const FusionTrace& u = back.trace().fusion.trace;
     QCOMPARE(u.steps.size(), t.steps.size());
     for (std::size_t i = 0; i < t.steps.size(); ++i) {
@@ -91,7 +91,7 @@ class TestSessionFile : public QObject {
       for (const PlanBuffer& b : s.trace().plan.buffers) QCOMPARE(b.alias, -1);
       for (const DeviceInfo& d : s.devices()) QCOMPARE(d.hostVisible, d.kind != DeviceKind::OpenCL);
       const json saved = json::parse(s.toJson());
-      QCOMPARE(saved.at("version").get<int>(), 4);
+      QCOMPARE(saved.at("version").get<int>(), 5);
       QVERIFY(saved["trace"]["plan"]["steps"][0].contains("zero_copy"));
       QVERIFY(saved["trace"]["plan"]["buffers"][0].contains("alias"));
       QVERIFY(saved["devices"][0].contains("host_visible"));
