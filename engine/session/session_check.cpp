@@ -94,6 +94,16 @@ void program(const Session& s, const Sizes& n) {
   }
   for (std::size_t i = 0; i < p.outputs.size(); ++i)
     inRange(at("/program/outputs", i) + "/class", p.outputs[i].cls.v, n.classes, "a class of the graph");
+  for (std::size_t i = 0; i < p.updates.size(); ++i) {
+    const std::string path = at("/program/updates", i);
+    inRange(path + "/param", p.updates[i].param, p.params.size(), "a parameter of the program");
+    inRange(path + "/class", p.updates[i].value.v, n.classes, "a class of the graph");
+    const LeafInfo& l = n.graph.leaf(p.params[p.updates[i].param].leaf);  // leaves checked above
+    const ClassId c = p.updates[i].value;
+    if (n.graph.dtype(c) != l.dtype || n.graph.shape(c) != l.shape)
+      bad(path + "/class", "expected a class of the parameter's " + describe(l.dtype, l.shape) + ", found %" + std::to_string(c.v) +
+                               " of " + describe(n.graph.dtype(c), n.graph.shape(c)));
+  }
   inRange("/options/tune", static_cast<uint64_t>(s.options().tune), 3, "a tuning level");
 }
 

@@ -29,7 +29,12 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // time). Earlier files load with every copy a real copy and each verified run taken as full.
 // 5: the program says where each class came from ("places": the .ks line and column, or the ONNX
 // node). Earlier files load with no places: nothing links back to the source.
-constexpr int kVersion = 5;
+// 6: the program's "updates" (each `param <- value` of a training program: the param's index and
+// the value's class) and each run's "updates" (the params' new values). Without them a training
+// session reopened as a program without updates, whose plan key then differed from the file's (a
+// false "edited" warning), and its runs lost the updated values. Earlier files load without
+// updates, as before.
+constexpr int kVersion = 6;
 using json = nlohmann::json;
 
 template <class T>
@@ -317,6 +322,8 @@ std::string Session::toJson() const {
       if (!q.node.empty()) pj["node"] = q.node;
       p["places"].push_back(pj);
     }
+  p["updates"] = json::array();
+  for (auto& u : program_.updates) p["updates"].push_back({{"param", u.param}, {"class", u.value.v}});
   j["program"] = p;
   j["graph"] = json::parse(program_.graph.toJson());
   j["options"] = {{"devices", options_.devices}, {"tune", static_cast<int>(options_.tune)}, {"seed", options_.seed},
@@ -392,11 +399,12 @@ std::string Session::toJson() const {
     rj["verification"] = {{"mode", verifyModeName(r.verifyMode)}, {"checked", r.verifyChecked}, {"total", r.verifyTotal},
                           {"reason", r.verifyReason}, {"ns", field(r.verifyNs)}};
     for (auto& s : r.steps) rj["steps"].push_back(recordJson(s));
-    for (auto& o : r.outputs) {
-      json oj = recordJson(o);
-      oj["value"] = o.value.numel() <= 65536 ? tensorJson(o.value) : tensorJson(HostTensor(o.value.dtype(), {0}));
-      rj["outputs"].push_back(oj);
-    }
+    for (const auto* list : {&r.outputs, &r.updates})
+      for (auto& o : *list) {
+        json oj = recordJson(o);
+        oj["value"] = o.value.numel() <= 65536 ? tensorJson(o.value) : tensorJson(HostTensor(o.value.dtype(), {0}));
+        rj[list == &r.outputs ? "outputs" : "updates"].push_back(oj);
+      }
     j["runs"].push_back(rj);
   }
   return j.dump();
@@ -420,6 +428,7 @@ void readProgram(const json& j, Program& prog) {
     prog.params.push_back(pp);
   });
   jsonEach(p, "outputs", [&](const json& o) { prog.outputs.push_back({jsonGet<std::string>(o, "name"), ClassId(jsonGet<uint32_t>(o, "class"))}); });
+  jsonEach(p, "updates", [&](const json& u) { prog.updates.push_back({jsonGet<uint32_t>(u, "param"), ClassId(jsonGet<uint32_t>(u, "class")), {}}); });
 }
 
 // After the graph: every place names one of its classes.
@@ -566,12 +575,13 @@ void readRuns(const json& j, std::vector<RunRecord>& runs) {
       if (v.contains("ns")) read(v["ns"], r.verifyNs);
     }
     jsonEach(rj, "steps", [&](const json& x) { r.steps.push_back(recordFrom<StepTiming>(x)); });
-    jsonEach(rj, "outputs", [&](const json& x) {
-      OutputValue ov = recordFrom<OutputValue>(x);
-      JsonPath v("value");
-      ov.value = tensorFrom(x.at("value"));
-      r.outputs.push_back(std::move(ov));
-    });
+    for (const char* key : {"outputs", "updates"})
+      jsonEach(rj, key, [&](const json& x) {
+        OutputValue ov = recordFrom<OutputValue>(x);
+        JsonPath v("value");
+        ov.value = tensorFrom(x.at("value"));
+        (key[0] == 'o' ? r.outputs : r.updates).push_back(std::move(ov));
+      });
     runs.push_back(std::move(r));
   });
 }

@@ -130,6 +130,37 @@ class TestSession : public QObject {
     fs::remove(path);
   }
 
+  // A training program's session keeps its updates (which param each `<-` writes, and each run's
+  // new values): reloaded, its plan key matches (no "edited" warning) and the Outputs view has the
+  // updated values. A file without updates (version 4) loaded as a program without them.
+  void trainingSessionKeepsItsUpdates() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    SessionOptions o;
+    o.tune = TuneLevel::None;
+    o.cache = "none";
+    Session s(parseKs("input x: f32[4]\nparam w: f32[4] = ones\nloss = sum(x * w)\nw <- w - 0.1 * x\noutput loss\n", "train.ks"), o);
+    s.run({}, false);
+    QCOMPARE(s.program().updates.size(), std::size_t(1));
+    const Session back = Session::fromJson(s.toJson(), "train.kss.json");
+    QCOMPARE(back.program().updates.size(), std::size_t(1));
+    QCOMPARE(back.program().updates[0].param, s.program().updates[0].param);
+    QCOMPARE(back.program().updates[0].value.v, s.program().updates[0].value.v);
+    for (const std::string& w : back.trace().warnings) QVERIFY2(w.find("plan's key") == std::string::npos, w.c_str());
+    QCOMPARE(back.runs().at(0).updates.size(), std::size_t(1));
+    QCOMPARE(back.runs()[0].updates[0].name, std::string("w"));
+    QCOMPARE(back.runs()[0].updates[0].value.numel(), int64_t{4});
+    QCOMPARE(back.toJson(), s.toJson());
+    // An update of another shape than its parameter is named.
+    nlohmann::json j = nlohmann::json::parse(s.toJson());
+    j["program"]["updates"][0]["class"] = j["program"]["outputs"][0]["class"];
+    try {
+      (void)Session::fromJson(j.dump(), "bad.kss.json");
+      QFAIL("an update of the loss's class loaded");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("/program/updates/0/class: expected a class of the parameter's f32[4]") != std::string::npos, e.what());
+    }
+  }
+
   // Session files and the tuning cache keep stop reasons as words: every text a search writes
   // reads back into the same reason, and a text no search writes is refused.
   void stopReasonsReadBack() {
