@@ -23,6 +23,9 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
       ->check(CLI::IsMember({"none", "default", "aggressive"}));
   app.add_option("--rewrite-off", f.rewriteOff, "rules or families switched off (comma list)")->type_name("LIST");
   app.add_option("--rewrite-on", f.rewriteOn, "rules switched on that the mode leaves off (comma list)")->type_name("LIST");
+  app.add_option("--rewrite-candidates", f.termCandidates,
+                 "terms of the rewritten e-graph compiled and measured side by side (default: none 2, quick 4, full 6; 1: the static best)")
+      ->check(atLeast(1));
   app.add_option("--zero-copy", f.zeroCopy, "share host memory with devices that live in it (PoCL): on, or off (real copies)")
       ->check(CLI::IsMember({"on", "off"}));
   if (!budgets) return;
@@ -56,6 +59,7 @@ SessionOptions sessionOptions(const SessionFlags& f) {
   o.budgetCount = f.budgetCount;
   o.budgetSeconds = f.budgetSeconds;
   o.planCandidates = f.planCandidates;
+  o.termCandidates = f.termCandidates;
   o.rewrite.mode = *parseRewriteMode(f.rewrite);
   o.zeroCopy = f.zeroCopy == "on";  // the flag's check allows only known modes
   auto list = [](const std::string& csv) {

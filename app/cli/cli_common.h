@@ -19,6 +19,7 @@ struct SessionFlags {
   uint64_t seed = 0;
   int budgetCount = 0;
   int planCandidates = -1;
+  int termCandidates = -1;  // --rewrite-candidates
   double budgetSeconds = 0;
   double verifyBudget = VerifyBudget{}.hostWork;
   int64_t verifySamples = VerifyBudget{}.samples;

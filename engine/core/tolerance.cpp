@@ -41,6 +41,30 @@ std::string compareWithTolerance(const HostTensor& got, const HostTensor& want, 
   return {};
 }
 
+std::string compareWithMagnitude(const HostTensor& got, const HostTensor& want, const HostTensor& magnitude,
+                                 int64_t reduceTerms) {
+  const std::string plain = compareWithTolerance(got, want, reduceTerms);
+  if (plain.empty() || !isFloat(want.dtype()) || got.shape() != want.shape() || got.dtype() != want.dtype() ||
+      magnitude.numel() != want.numel())
+    return plain;
+  const double kFactor = std::max(1.0, std::sqrt(static_cast<double>(std::max<int64_t>(reduceTerms, 1))) / 4.0);
+  const double abs = (want.dtype() == DType::F16 ? 1e-3 : 1e-5), rel = (want.dtype() == DType::F16 ? 1e-3 : 1e-4) * kFactor;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double a = got.getDouble(i), b = want.getDouble(i), m = std::fabs(magnitude.getDouble(i));
+    bool ok;
+    if (std::isnan(b) || std::isnan(a)) ok = std::isnan(a) && std::isnan(b);
+    else if (std::isinf(b) || std::isinf(a)) ok = a == b;
+    else ok = std::fabs(a - b) <= abs * kFactor + rel * std::max(std::fabs(b), m);
+    if (!ok) {
+      std::ostringstream os;
+      os.precision(9);
+      os << "index " << i << ": got " << a << ", expected " << b << " (magnitude " << m << ")";
+      return os.str();
+    }
+  }
+  return {};
+}
+
 double maxAbsDifference(const HostTensor& got, const HostTensor& want) {
   double m = 0;
   const int64_t n = std::min(got.numel(), want.numel());

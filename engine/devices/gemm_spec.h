@@ -13,6 +13,7 @@ struct GemmSpec {
   double flops() const { return 2.0 * static_cast<double>(batch) * m * n * k; }
   int64_t bytes() const { return 4 * (batch * m * n + (strideA ? batch : 1) * m * k + (strideB ? batch : 1) * k * n); }
   std::string str() const;  // "sgemm 64x512x784 (A^T) batch 1"
+  bool operator==(const GemmSpec&) const = default;
 };
 
 }  // namespace ks

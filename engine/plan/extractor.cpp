@@ -146,7 +146,8 @@ uint32_t producerPool(const Graph& g, NodeId producer, const ExtractionDevices& 
   return 0;
 }
 
-Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const ExtractionDevices& devices) {
+Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const ExtractionDevices& devices,
+                   const std::vector<NodeId>& excluded) {
   Search s{g, outputs, devices, g.topoOrder(outputs, true)};
   Extraction ex;
   // 1. Greedy: in topological order, the producer with the lowest tree cost.
@@ -165,7 +166,7 @@ Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const Ex
       NodeId bestNode;
       for (NodeId nid : g.eclass(c).nodes) {
         const Node& n = g.node(nid);
-        if (!isProducer(n) || !s.deviceOk(n)) continue;
+        if (!isProducer(n) || !s.deviceOk(n) || std::find(excluded.begin(), excluded.end(), nid) != excluded.end()) continue;
         AlternativeCost a{nid, s.ownCost(n, choice), 0, true};
         double sum = s.poolsMatch(n, choice) ? a.ownNs : kInf;
         for (ClassId in : n.in) {

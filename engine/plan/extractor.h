@@ -49,7 +49,9 @@ struct ExtractionDevices {
 // Pool where the chosen producer leaves a class's value (leaves: host memory, pool 0).
 uint32_t producerPool(const Graph& g, NodeId producer, const ExtractionDevices& d);
 
-// Throws ks::Error when an output has no producer path on the allowed devices.
-Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const ExtractionDevices& devices);
+// Throws ks::Error when an output has no producer path on the allowed devices. Nodes in `excluded`
+// are never chosen (what the plan would cost without them: explain-plan).
+Extraction extract(const Graph& g, const std::vector<ClassId>& outputs, const ExtractionDevices& devices,
+                   const std::vector<NodeId>& excluded = {});
 
 }  // namespace ks

@@ -34,6 +34,18 @@ struct StageTime {
   double ms = 0;
 };
 
+// One candidate term the pipeline compiled: where it came from, its static cost and what its
+// kernelizer runs and AOT matching gave, and how much of the measured plan it makes.
+struct TermCandidateRecord {
+  std::string source;                // "static best", "runner-up 1", "as built"
+  double staticNs = 0;               // static DAG cost (each chosen e-node once)
+  std::size_t differ = 0;            // classes it reaches whose e-node differs from the static best's
+  std::vector<uint32_t> kernels;     // fused kernels (trace kernel indices) its runs made, shared ones too
+  std::vector<uint32_t> gemms;       // AOT matches (trace match indices) of its term
+  std::size_t planKernels = 0;       // kernel steps of the plan it made (fused or GEMM)
+  std::size_t planOnly = 0;          // of those, made by no other candidate
+};
+
 // What the rewrite stage did: the saturation (rounds, rules, steps, stop reason) and the term it
 // chose for the pipeline.
 struct RewriteTrace {
@@ -45,6 +57,11 @@ struct RewriteTrace {
   std::size_t termChanges = 0;  // classes whose structural node is a rewritten form
   double termNs = 0;         // static cost of the chosen term (tree cost of the outputs)
   double originalNs = 0;     // the same for the program as built
+  // Every term compiled, the static best (the structural nodes) first: their Kernel nodes join the
+  // e-classes they compute, so extraction picks between the forms by measured time. Empty when
+  // only the static best compiled (one candidate asked for, or a file before version 5).
+  std::vector<TermCandidateRecord> candidates;
+  int planCandidate = -1;    // the candidate that made most of the plan's kernel steps
 };
 
 struct CompileTrace {

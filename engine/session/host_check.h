@@ -29,10 +29,12 @@ struct HostCheck {
 // `values[i]` is the run's value of results[i] computed from `compiled`; `oracle` is the program
 // as built (the same class ids); `leaves` the leaves the run used. Tolerances as
 // compareWithTolerance with the largest reduction on each result's path in either graph (a
-// rewritten term may sum in another order).
+// rewritten term may sum in another order). With `magnitudeBound` (the compiled term comes from
+// inexact rewrites) float results are bounded by magnitude too (compareWithMagnitude, the
+// magnitudes from magnitude.h's expression on absolute values, evaluated by the same oracle).
 HostCheck checkAgainstHost(const Graph& oracle, const Graph& compiled, const std::vector<ClassId>& results,
                            const std::vector<HostTensor>& leaves, const std::vector<HostTensor>& values,
-                           const VerifyBudget& budget);
+                           const VerifyBudget& budget, bool magnitudeBound = false);
 
 // Terms summed into one value of `c` for the tolerance: the largest reduction on its path.
 int64_t reductionTerms(const Graph& g, ClassId c);

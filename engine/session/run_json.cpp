@@ -102,6 +102,12 @@ nlohmann::json runJson(const Session& s, const RunRecord& r, const SteadyState& 
                     {"classes_after", rw.classesAfter}, {"merges", rw.steps.size()},
                     {"term_changes", t.rewrite.termChanges}, {"cached", t.rewrite.cached},
                     {"term_ns", t.rewrite.termNs},      {"original_ns", t.rewrite.originalNs}};
+    nlohmann::json cands = nlohmann::json::array();
+    for (const TermCandidateRecord& c : t.rewrite.candidates)
+      cands.push_back({{"source", c.source}, {"static_ns", c.staticNs}, {"differ", c.differ}, {"kernels", c.kernels.size()},
+                       {"gemms", c.gemms.size()}, {"plan_kernels", c.planKernels}, {"plan_only", c.planOnly}});
+    j["rewrite"]["candidates"] = cands;
+    j["rewrite"]["plan_candidate"] = t.rewrite.planCandidate;
   }
   if (r.verified) {
     j["verified"] = r.verifyPassed && r.verifyMode != VerifyMode::Skipped;

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/codegen/opencl_emitter.h"
@@ -13,11 +15,13 @@
 #include "engine/devices/device_runtime.h"
 #include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
+#include "engine/plan/gemm_layouts.h"
 #include "engine/plan/prepared_plan.h"
 #include "engine/plan/gemm_step.h"
 #include "engine/plan/memory_ops.h"
 #include "engine/rewrite/saturation_cache.h"
 #include "engine/rewrite/term.h"
+#include "engine/rewrite/term_candidates.h"
 #include "engine/tune/autotuner.h"
 #include "engine/tune/term_cost.h"
 #include "engine/tune/tuning_cache.h"
@@ -90,6 +94,17 @@ OutputValue describeOutput(const std::string& name, const HostTensor& value) {
   if (n == 0) o.min = o.max = 0;
   if (n > 0 && nans == n) o.min = o.max = NAN;
   return o;
+}
+
+// Whether a merge came from a rule that is not exact: the compiled term may then sum in another
+// order, and is checked by magnitude (checkAgainstHost).
+bool inexactRewrites(const RewriteTrace& t) {
+  std::set<std::string> inexact;
+  for (const Rule& r : allRules())
+    if (!r.exact) inexact.insert(r.name);
+  for (const RewriteStep& s : t.report.steps)
+    if (inexact.count(s.rule)) return true;
+  return false;
 }
 
 std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>> kernelIdentity(const FusedKernel& f) {
@@ -209,6 +224,42 @@ void Session::rewrite(const Progress& progress) {
   g.chooseStructural(changes);
   t.termChanges = changes.size();
   t.termNs = termCost(g, outputs, rates);
+  if (termCandidateCount(options_) > 1) chooseTerms(outputs, rates);
+}
+
+int termCandidateCount(const SessionOptions& o) {
+  if (o.termCandidates > 0) return o.termCandidates;
+  return o.tune == TuneLevel::None ? 2 : o.tune == TuneLevel::Quick ? 4 : 6;
+}
+
+// The static best is the structural term; its runners-up (diverse terms of the e-graph, cheapest
+// first) and the program as built are materialised, to be kernelized beside it.
+void Session::chooseTerms(const std::vector<ClassId>& outputs, const DeviceRates& rates) {
+  RewriteTrace& t = trace_.rewrite;
+  const Graph& g = program_.graph;
+  const std::size_t want = static_cast<std::size_t>(termCandidateCount(options_));
+  const NodeCost cost = [&rates](const Graph& gr, NodeId n) { return termNodeNs(gr, n, rates); };
+  // The as-built term takes one place when the static best is not that term already.
+  const bool asBuilt = t.termChanges > 0;
+  std::vector<TermCandidate> found = candidateTerms(g, cost, outputs, want - (asBuilt ? 1 : 0));
+  t.candidates.push_back({"static best", t.termNs, 0, {}, {}, 0, 0});
+  for (std::size_t i = 1; i < found.size(); ++i) {
+    terms_.push_back(materialize(g, found[i].choice, outputs));
+    t.candidates.push_back({"runner-up " + std::to_string(i), found[i].staticNs, found[i].differ, {}, {}, 0, 0});
+  }
+  if (!asBuilt) return;
+  MaterializedTerm built;
+  built.graph = *original_;
+  built.outputs = outputs;
+  for (uint32_t c = 0; c < built.graph.classCount(); ++c) built.origin.push_back(g.find(ClassId(c)));
+  std::size_t differ = 0;
+  for (ClassId c : built.graph.topoOrder(outputs)) {
+    Node n = built.graph.structural(c);
+    for (ClassId& o : n.in) o = g.find(o);
+    differ += !(n == g.structural(c));
+  }
+  terms_.push_back(std::move(built));
+  t.candidates.push_back({"as built", t.originalNs, differ, {}, {}, 0, 0});
 }
 
 // ---------------------------------------------------------------- match
@@ -232,22 +283,122 @@ void Session::kernelize() {
   // Pass 0 on the graph as the program built it: what the Fusion view steps through.
   trace_.fusion = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
   if (trace_.fusion.error) throw *trace_.fusion.error;
-  addKernels(trace_.fusion.kernels, 0);
+  std::vector<uint32_t> made = addKernels(trace_.fusion.kernels, 0);
   // Pass 1: the gaps between AOT kernels, when there are any.
   if (!trace_.matches.empty()) {
     KernelizeResult aot = ks::kernelize(program_.graph, outputs);
     if (aot.error) throw *aot.error;
-    addKernels(aot.kernels, 1);
+    const std::vector<uint32_t> more = addKernels(aot.kernels, 1);
+    made.insert(made.end(), more.begin(), more.end());
   }
   preAotGraph_.reset();
+  if (!trace_.rewrite.candidates.empty()) {
+    trace_.rewrite.candidates[0].kernels = made;
+    for (uint32_t i = 0; i < trace_.matches.size(); ++i) trace_.rewrite.candidates[0].gemms.push_back(i);
+  }
+  compileTerms();
+}
+
+namespace {
+// A kernel of a candidate term's own graph, its classes named as the e-graph's.
+FusedKernel inEGraph(FusedKernel f, const Graph& g, const MaterializedTerm& term) {
+  for (auto* list : {&f.loads, &f.stores, &f.classes})
+    for (ClassId& c : *list) c = g.find(term.origin.at(c.v));
+  return f;
+}
+}  // namespace
+
+// The runner-up terms, after the static best's passes (whose boundaries must stay its own AOT
+// kernels): each is matched and kernelized on its own graph, twice as the best is, and its GEMMs and
+// kernels join the e-classes they compute. A kernel or GEMM two terms share is kept once.
+void Session::compileTerms() {
+  uint32_t blas = UINT32_MAX;
+  for (std::size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i].kind == DeviceKind::OpenBlas) blas = static_cast<uint32_t>(i);
+  for (std::size_t i = 0; i < terms_.size(); ++i) {
+    MaterializedTerm& term = terms_[i];
+    TermCandidateRecord& rec = trace_.rewrite.candidates.at(i + 1);
+    KernelizeResult plain = ks::kernelize(term.graph, term.outputs);
+    if (plain.error) throw *plain.error;
+    std::vector<FusedKernel> kernels;
+    for (const FusedKernel& f : plain.kernels) kernels.push_back(inEGraph(f, program_.graph, term));
+    rec.kernels = addKernels(kernels, 0);
+    if (blas == UINT32_MAX) continue;
+    rec.gemms = matchTerm(term, blas);
+    if (rec.gemms.empty()) continue;
+    KernelizeResult aot = ks::kernelize(term.graph, term.outputs);
+    if (aot.error) throw *aot.error;
+    kernels.clear();
+    for (const FusedKernel& f : aot.kernels) kernels.push_back(inEGraph(f, program_.graph, term));
+    const std::vector<uint32_t> more = addKernels(kernels, 1);
+    rec.kernels.insert(rec.kernels.end(), more.begin(), more.end());
+  }
+  terms_.clear();
+  if (blas != UINT32_MAX && trace_.rewrite.ran) addGemmLayouts(blas);
+}
+
+// GEMMs reading an operand's transpose partner instead (gemm_layouts.h), once every kernelizer
+// pass ran (they are no boundary of any) and before tuning (GEMM entries come first). Each
+// belongs to the candidate terms of the GEMM it varies.
+void Session::addGemmLayouts(uint32_t blas) {
+  const Graph& g = program_.graph;
+  std::vector<MatmulMatch> fresh;
+  const std::size_t count = trace_.matches.size();
+  for (std::size_t i = 0; i < count; ++i)
+    for (const MatmulMatch& v : transposedOperandVariants(g, trace_.matches[i])) {
+      const auto same = [&](const MatmulMatch& x) {
+        return g.find(x.out) == g.find(v.out) && g.find(x.a) == v.a && g.find(x.b) == v.b && x.spec == v.spec;
+      };
+      if (std::any_of(trace_.matches.begin(), trace_.matches.end(), same)) continue;
+      for (TermCandidateRecord& c : trace_.rewrite.candidates)
+        if (std::find(c.gemms.begin(), c.gemms.end(), static_cast<uint32_t>(i)) != c.gemms.end())
+          c.gemms.push_back(static_cast<uint32_t>(trace_.matches.size()));
+      trace_.matches.push_back(v);
+      fresh.push_back(v);
+    }
+  addGemmKernels(program_.graph, fresh, blas, trace_.entries);
+}
+
+// The term's matmuls: each marks its class in the term's graph as an AOT boundary (untimed: only
+// the kernelizer sees it), and one not matched yet joins the e-graph as a timed GEMM. Returns the
+// trace match index of each.
+std::vector<uint32_t> Session::matchTerm(MaterializedTerm& term, uint32_t blas) {
+  std::vector<uint32_t> indices;
+  const Graph& g = program_.graph;
+  std::vector<MatmulMatch> fresh;
+  for (const MatmulMatch& m : findMatmuls(term.graph, term.outputs)) {
+    Node boundary;
+    boundary.kind = NodeKind::Kernel;
+    boundary.in = {m.a, m.b};
+    boundary.out = {m.out};
+    boundary.device = blas;
+    term.graph.addAlternative(m.out, boundary);
+    MatmulMatch e = m;
+    for (ClassId* c : {&e.out, &e.a, &e.b}) *c = g.find(term.origin.at(c->v));
+    auto same = [&](const MatmulMatch& x) {
+      return g.find(x.out) == e.out && g.find(x.a) == e.a && g.find(x.b) == e.b && x.spec == e.spec;
+    };
+    const auto at = std::find_if(trace_.matches.begin(), trace_.matches.end(), same);
+    indices.push_back(static_cast<uint32_t>(at - trace_.matches.begin()));
+    if (at == trace_.matches.end()) {
+      trace_.matches.push_back(e);
+      fresh.push_back(e);
+    }
+  }
+  addGemmKernels(program_.graph, fresh, blas, trace_.entries);
+  return indices;
 }
 
 // Kernelizer passes can produce the same kernel twice (same code, loads and stores): kept once.
-void Session::addKernels(const std::vector<FusedKernel>& kernels, int pass) {
-  std::set<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>> seen;
-  for (const KernelRecord& r : trace_.kernels) seen.insert(kernelIdentity(r.fused));
+// Returns the index of each kernel's record, new or already there.
+std::vector<uint32_t> Session::addKernels(const std::vector<FusedKernel>& kernels, int pass) {
+  std::map<std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>, uint32_t> seen;
+  for (uint32_t i = 0; i < trace_.kernels.size(); ++i) seen.emplace(kernelIdentity(trace_.kernels[i].fused), i);
+  std::vector<uint32_t> indices;
   for (const FusedKernel& f : kernels) {
-    if (!seen.insert(kernelIdentity(f)).second) continue;
+    const auto [it, added] = seen.emplace(kernelIdentity(f), static_cast<uint32_t>(trace_.kernels.size()));
+    indices.push_back(it->second);
+    if (!added) continue;
     KernelRecord r;
     r.fused = f;
     r.name = "k" + std::to_string(trace_.kernels.size()) + " " + f.kernel.name();
@@ -256,6 +407,7 @@ void Session::addKernels(const std::vector<FusedKernel>& kernels, int pass) {
     r.pass = pass;
     trace_.kernels.push_back(std::move(r));
   }
+  return indices;
 }
 
 // ---------------------------------------------------------------- tune, memory ops
@@ -317,6 +469,43 @@ void Session::plan(const Progress& progress) {
   }
   trace_.plan.key = planKey();
   prepared_.reset();
+  recordPlanForms();
+}
+
+Extraction Session::extractWithout(const std::vector<NodeId>& excluded) const {
+  if (!live() || !hasStage(Stage::Planned) || hostOnly(devices_))
+    throw Error(ErrorCode::Usage, "what-if extraction needs a compiled plan on compiling devices");
+  std::vector<bool> allowed(devices_.size(), true);
+  if (trace_.planChoice.chosen >= 0) allowed = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen)).allowed;
+  ExtractionDevices d{poolOf_, allowed, runtime_->hostVisiblePools()};
+  return ks::extract(program_.graph, program_.resultClasses(), d, excluded);
+}
+
+// How much of the plan each candidate term made: its kernel steps, and those no other term made.
+void Session::recordPlanForms() {
+  auto& cands = trace_.rewrite.candidates;
+  if (cands.empty()) return;
+  for (TermCandidateRecord& c : cands) c.planKernels = c.planOnly = 0;
+  for (NodeId id : trace_.extraction.order) {
+    const Node& n = program_.graph.node(id);
+    if (n.kind != NodeKind::Kernel) continue;
+    const KernelEntry& e = trace_.entries.at(n.ref);
+    const bool gemm = e.kind == KernelEntry::Kind::Gemm;
+    const uint32_t index = gemm ? n.ref : e.fused;
+    std::vector<std::size_t> makers;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const auto& list = gemm ? cands[i].gemms : cands[i].kernels;
+      if (std::find(list.begin(), list.end(), index) != list.end()) makers.push_back(i);
+    }
+    for (std::size_t i : makers) {
+      ++cands[i].planKernels;
+      cands[i].planOnly += makers.size() == 1;
+    }
+  }
+  trace_.rewrite.planCandidate = 0;
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (cands[i].planKernels > cands[static_cast<std::size_t>(trace_.rewrite.planCandidate)].planKernels)
+      trace_.rewrite.planCandidate = static_cast<int>(i);
 }
 
 // A candidate's steady state: a cold run, then up to 5 timed runs (fewer for a slow program), on
@@ -371,7 +560,7 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     // The oracle runs the program as built, not the term the rewrites chose.
     const auto v0 = Clock::now();
     check = checkAgainstHost(original_ ? *original_ : program_.graph, program_.graph, results, leaves, values,
-                             options_.verify);
+                             options_.verify, inexactRewrites(trace_.rewrite));
     rec.verifyNs = std::chrono::duration<double, std::nano>(Clock::now() - v0).count();
     rec.verified = true;
     rec.verifyMode = check.mode;

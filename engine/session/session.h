@@ -13,8 +13,10 @@
 #include "engine/plan/steady_state.h"
 #include "engine/program/program.h"
 #include "engine/rewrite/rule_set.h"
+#include "engine/rewrite/term.h"
 #include "engine/session/compile_trace.h"
 #include "engine/session/host_check.h"
+#include "engine/tune/cost_model.h"
 
 namespace ks {
 
@@ -39,7 +41,14 @@ struct SessionOptions {
   // Candidate plans measured on the devices before one is kept (-1: by tune level: none 1, quick
   // 3, full 6; 1: the extraction's plan, unmeasured).
   int planCandidates = -1;
+  // Terms of the saturated e-graph compiled side by side, the static cost's best first, then its
+  // runners-up and the program as built (-1: by tune level: none 2, quick 4, full 6; 1: the
+  // static best alone). Extraction picks between their kernels by measured time.
+  int termCandidates = -1;
 };
+
+// The number of candidate terms options ask for (termCandidates, or its tune level's default).
+int termCandidateCount(const SessionOptions& o);
 
 // Saturation limits of a tune level (docs/cli.md lists them); aggressive doubles each.
 RewriteLimits rewriteLimits(TuneLevel level, RewriteMode mode);
@@ -84,6 +93,10 @@ class Session {
   std::vector<HostTensor> paramValues() const;
   int stepsRun() const { return steps_; }
 
+  // The plan's extraction again with `excluded` nodes never chosen, over the devices the kept plan
+  // may use: what the plan would cost without them. Needs the plan stage of a live session.
+  Extraction extractWithout(const std::vector<NodeId>& excluded) const;
+
   // Lowered IR and OpenCL C of a kernel under a schedule (needs no device).
   std::string kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered = nullptr) const;
 
@@ -97,7 +110,12 @@ class Session {
   void match(const Progress& progress);
   void rewrite(const Progress& progress);
   void kernelize();
-  void addKernels(const std::vector<FusedKernel>& kernels, int pass);
+  void chooseTerms(const std::vector<ClassId>& outputs, const DeviceRates& rates);
+  void compileTerms();
+  std::vector<uint32_t> matchTerm(MaterializedTerm& term, uint32_t blas);
+  void addGemmLayouts(uint32_t blas);
+  std::vector<uint32_t> addKernels(const std::vector<FusedKernel>& kernels, int pass);
+  void recordPlanForms();
   void tune(const Progress& progress);
   void memoryOps();
   void extract();
@@ -125,6 +143,8 @@ class Session {
   std::vector<std::pair<std::size_t, HostTensor>> paramValues_;  // setParam's values by param index
   int steps_ = 0;
   std::unique_ptr<Graph> original_;     // the graph before rewriting: what the oracle runs
+  // The runner-up candidate terms (trace_.rewrite.candidates[1...]) until kernelize compiled them.
+  std::vector<MaterializedTerm> terms_;
   std::vector<HostTensor> hostLeaves_;  // a host-only session's last leaves (repeatRuns reruns them)
 };
 

@@ -34,7 +34,9 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // session reopened as a program without updates, whose plan key then differed from the file's (a
 // false "edited" warning), and its runs lost the updated values. Earlier files load without
 // updates, as before.
-constexpr int kVersion = 6;
+// 7: the rewrite trace lists the candidate terms compiled ("candidates", "plan_candidate").
+// Earlier files load with none (only the static best compiled).
+constexpr int kVersion = 7;
 using json = nlohmann::json;
 
 template <class T>
@@ -172,7 +174,11 @@ void fields(Is<RewriteReport> auto& r, auto&& f) {  // and "stop", "rules", "ste
   f("stop_detail", r.stopDetail), f("rounds", r.rounds), f("nodes_before", r.nodesBefore), f("nodes_after", r.nodesAfter);
   f("classes_before", r.classesBefore), f("classes_after", r.classesAfter), f("ms", r.ms);
 }
-void fields(Is<RewriteTrace> auto& t, auto&& f) {  // and "report"
+void fields(Is<TermCandidateRecord> auto& c, auto&& f) {
+  f("source", c.source), f("static_ns", c.staticNs), f("differ", c.differ), f("kernels", c.kernels), f("gemms", c.gemms);
+  f("plan_kernels", c.planKernels), f("plan_only", c.planOnly);
+}
+void fields(Is<RewriteTrace> auto& t, auto&& f) {  // and "report", "candidates", "plan_candidate"
   f("ran", t.ran), f("mode", t.mode), f("rules", t.rules), f("cached", t.cached), f("term_changes", t.termChanges);
   f("term_ns", t.termNs), f("original_ns", t.originalNs);
 }
@@ -232,6 +238,9 @@ json rewriteJson(const RewriteTrace& t) {
   r["steps"] = json::array();
   for (const RewriteStep& x : t.report.steps) r["steps"].push_back(recordJson(x));
   j["report"] = r;
+  j["candidates"] = json::array();
+  for (const TermCandidateRecord& c : t.candidates) j["candidates"].push_back(recordJson(c));
+  j["plan_candidate"] = t.planCandidate;
   return j;
 }
 RewriteTrace rewriteFrom(const json& j) {
@@ -250,6 +259,11 @@ RewriteTrace rewriteFrom(const json& j) {
   }
   jsonEach(r, "rules", [&](const json& x) { t.report.rules.push_back(recordFrom<RuleRound>(x)); });
   jsonEach(r, "steps", [&](const json& x) { t.report.steps.push_back(recordFrom<RewriteStep>(x)); });
+  // Files before version 7 compiled the static best alone.
+  if (j.contains("candidates")) {
+    jsonEach(j, "candidates", [&](const json& x) { t.candidates.push_back(recordFrom<TermCandidateRecord>(x)); });
+    t.planCandidate = jsonGet<int>(j, "plan_candidate", -1);
+  }
   return t;
 }
 // Version 1 files have no rewrite options: nothing was rewritten.

@@ -49,6 +49,10 @@ expect 2 "--rewrite-off unknown rule" -- "$cli" run "$sm" --devices host --rewri
 grep -q "no-such-rule" "$tmp/err" || { echo "FAIL: an unknown rule is not named"; fail=1; }
 expect 2 "--rewrite-off with an empty name" -- "$cli" run "$sm" --devices host --rewrite-off algebra,
 expect 2 "bench --repeat 0" -- "$cli" bench "$sm" --repeat 0
+expect 2 "--rewrite-candidates 0" -- "$cli" run "$sm" --devices host --rewrite-candidates 0
+expect 2 "explain-plan without a class" -- "$cli" explain-plan "$sm"
+expect 2 "explain-plan with a class not of the program" -- "$cli" explain-plan "$sm" %99999
+expect 2 "explain-plan with a class that is not %N" -- "$cli" explain-plan "$sm" x1
 expect 2 "--verify-budget -1" -- "$cli" run "$sm" --devices host --verify-budget -1
 expect 2 "--verify-samples 0" -- "$cli" run "$sm" --devices host --verify-samples 0
 expect 2 "run --steps 0" -- "$cli" run "$sm" --devices host --steps 0
@@ -209,9 +213,25 @@ for k in ["mode", "stop", "rounds", "nodes_before", "nodes_after", "classes_befo
     assert k in r, f"rewrite lacks '{k}'"
 assert r["mode"] == "default" and r["stop"] in ("saturated", "iteration limit", "node limit", "time limit"), r
 assert r["merges"] > 0 and r["term_changes"] > 0 and r["term_ns"] < r["original_ns"], r
-print("ok: rewrite report: %s after %d rounds, %d merges, term cost %.0f vs %.0f ns" %
-      (r["stop"], r["rounds"], r["merges"], r["term_ns"], r["original_ns"]))
+# Candidate terms (two at --tune none): the static best and the program as built, both compiled.
+c = r["candidates"]
+assert [x["source"] for x in c] == ["static best", "as built"], c
+for x in c:
+    for k in ["source", "static_ns", "differ", "kernels", "gemms", "plan_kernels", "plan_only"]:
+        assert k in x, f"candidate lacks '{k}'"
+    assert x["kernels"] > 0, x
+assert 0 <= r["plan_candidate"] < len(c) and c[r["plan_candidate"]]["plan_kernels"] > 0, r
+print("ok: rewrite report: %s after %d rounds, %d merges, term cost %.0f vs %.0f ns, %d candidate terms" %
+      (r["stop"], r["rounds"], r["merges"], r["term_ns"], r["original_ns"], len(c)))
 PY
+  expect 0 "run --rewrite-candidates 1" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite-candidates 1
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rewrite']; assert r['candidates'] == [] and r['plan_candidate'] == -1, r; print('ok: one candidate term')" "$tmp/out" || fail=1
+  # explain-plan: the output class (%N of `print`), its chosen producer, runner-up and the plan cost without it.
+  out=$("$cli" print "$tmp/chain.ks" | grep -o '^%[0-9]*' | tail -1)
+  expect 0 "explain-plan FILE $out" -- "$cli" explain-plan "$tmp/chain.ks" "$out" --tune none --cache none
+  grep -q "^chosen: node [0-9]*, .*: [0-9.]* ms" "$tmp/out" && grep -q "^runner-up: " "$tmp/out" &&
+    grep -q "^without the chosen node: " "$tmp/out" || { echo "FAIL: explain-plan lacks its lines"; cat "$tmp/out"; fail=1; }
+  expect 1 "explain-plan of a leaf" -- "$cli" explain-plan "$tmp/chain.ks" %0 --tune none --cache none
   expect 0 "run with --rewrite none" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite none
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rewrite' not in d; print('ok: no rewrite report with --rewrite none')" "$tmp/out" || fail=1
   expect 0 "bench --json" -- "$cli" bench "$src/samples/softmax.ks" --devices opencl:0:0 --tune none --cache none --repeat 3 --json

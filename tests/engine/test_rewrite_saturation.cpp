@@ -13,6 +13,7 @@
 #include "engine/rewrite/rule_set.h"
 #include "engine/rewrite/runner.h"
 #include "engine/rewrite/term.h"
+#include "engine/rewrite/term_candidates.h"
 
 using namespace ks;
 
@@ -158,6 +159,32 @@ class TestRewriteSaturation : public QObject {
     g.checkInvariants();
     const MaterializedTerm t = materialize(g, chooseTerm(g, nodeCountCost), p.outputClasses());
     QVERIFY(t.graph.classCount() <= p.graph.classCount());
+  }
+
+  // Candidate terms: the cheapest first (chooseTerm's), then distinct runners-up, each a whole
+  // term that computes the program (checked against the host on the program as built).
+  void candidateTermsAreDistinctAndAgree() {
+    ProgramBuilder b;
+    Value a = b.input("a", DType::F32, {6, 5});
+    Value c = b.input("c", DType::F32, {5, 4});
+    Value v = b.input("v", DType::F32, {4, 3});
+    b.output("y", op::exp(op::matmul(op::matmul(a, c), v)));
+    const Program p = b.finish();
+    Graph g = p.graph;
+    saturate(g, selectRules({}), {});
+    const auto outputs = p.outputClasses();
+    const std::vector<TermCandidate> cands = candidateTerms(g, nodeCountCost, outputs, 4);
+    QVERIFY2(cands.size() >= 2, std::to_string(cands.size()).c_str());
+    QCOMPARE(reachableChoice(g, cands[0].choice, outputs), reachableChoice(g, chooseTerm(g, nodeCountCost), outputs));
+    QCOMPARE(cands[0].differ, std::size_t{0});
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      if (i) QVERIFY(cands[i].differ > 0);
+      for (std::size_t j = 0; j < i; ++j)
+        QVERIFY(reachableChoice(g, cands[i].choice, outputs) != reachableChoice(g, cands[j].choice, outputs));
+      const std::string bad = agree(p, materialize(g, cands[i].choice, outputs), 7);
+      QVERIFY2(bad.empty(), bad.c_str());
+    }
+    QCOMPARE(candidateTerms(g, nodeCountCost, outputs, 1).size(), std::size_t{1});
   }
 };
 

@@ -5,11 +5,20 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
+#include "engine/core/tolerance.h"
 #include "engine/devices/device_info.h"
+#include "engine/devices/openblas_gemm.h"
+#include "engine/eval/host_executor.h"
+#include "engine/plan/gemm_layouts.h"
+#include "engine/rewrite/runner.h"
 #include "engine/io/program_source.h"
 #include "engine/program/builder.h"
+#include "engine/session/host_check.h"
+#include "engine/session/magnitude.h"
+#include "engine/session/plan_explanation.h"
 #include "engine/session/session.h"
 #include "tests/require_opencl.h"
 
@@ -170,6 +179,162 @@ class TestSessionRewrite : public QObject {
     QCOMPARE(back.options().rewrite.mode, RewriteMode::Default);
     QCOMPARE(back.graph().dump(), s.graph().dump());
     for (uint32_t c = 0; c < s.graph().classCount(); ++c) QCOMPARE(back.graph().find(ClassId(c)), s.graph().find(ClassId(c)));
+  }
+
+  // The runners-up and the program as built compile beside the static best: their kernels join the
+  // e-classes they compute, so the output class has producers of more than one form to choose from
+  // by measured time, and the plan, whichever forms it takes, matches the program as built.
+  void candidateTermsCompileSideBySide() {
+    SessionOptions o = quickOptions();
+    o.termCandidates = 3;
+    Session s(chain(128, 4), o);
+    const RunRecord& r = s.run({}, true);
+    QVERIFY2(r.verifyPassed, r.outputs[0].mismatch.c_str());
+    const RewriteTrace& t = s.trace().rewrite;
+    QVERIFY2(t.candidates.size() >= 2, std::to_string(t.candidates.size()).c_str());
+    QCOMPARE(t.candidates.front().source, std::string("static best"));
+    QCOMPARE(t.candidates.back().source, std::string("as built"));
+    QVERIFY(t.candidates.back().differ > 0);
+    QVERIFY(t.candidates.back().staticNs > t.candidates.front().staticNs);
+    for (const TermCandidateRecord& c : t.candidates) QVERIFY2(!c.kernels.empty(), c.source.c_str());
+    // Kernels only the as-built form made exist and are Kernel nodes of the e-graph.
+    const auto& best = t.candidates.front().kernels;
+    std::size_t own = 0;
+    for (uint32_t k : t.candidates.back().kernels) own += std::find(best.begin(), best.end(), k) == best.end();
+    QVERIFY(own > 0);
+    const ClassId out = s.graph().find(s.program().outputClasses()[0]);
+    std::size_t producers = 0;
+    for (NodeId n : s.graph().eclass(out).nodes) producers += s.graph().node(n).kind == NodeKind::Kernel;
+    QVERIFY2(producers >= 2, std::to_string(producers).c_str());
+    // Measured, the reassociated form wins: the plan is made of the static best's kernels.
+    QCOMPARE(t.planCandidate, 0);
+    QVERIFY(t.candidates.front().planKernels > 0);
+    QCOMPARE(t.candidates.back().planOnly, std::size_t{0});
+    s.graph().checkInvariants();
+  }
+
+  void oneCandidateCompilesTheStaticBestAlone() {
+    SessionOptions o = quickOptions();
+    o.termCandidates = 1;
+    Session s(chain(16, 2), o);
+    s.runTo(Stage::Planned);
+    QVERIFY(s.trace().rewrite.candidates.empty());
+    QCOMPARE(s.trace().rewrite.planCandidate, -1);
+  }
+
+  void sessionFileKeepsTheCandidates() {
+    Session s(chain(16, 2), quickOptions());
+    s.runTo(Stage::Planned);
+    QVERIFY(!s.trace().rewrite.candidates.empty());
+    const Session back = Session::fromJson(s.toJson());
+    const auto &a = s.trace().rewrite, &b = back.trace().rewrite;
+    QCOMPARE(b.candidates.size(), a.candidates.size());
+    QCOMPARE(b.planCandidate, a.planCandidate);
+    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+      QCOMPARE(b.candidates[i].source, a.candidates[i].source);
+      QCOMPARE(b.candidates[i].kernels, a.candidates[i].kernels);
+      QCOMPARE(b.candidates[i].planKernels, a.candidates[i].planKernels);
+    }
+  }
+
+  // Version 4 files (before the candidates were recorded) load with none.
+  void versionFourSessionFilesLoadWithoutCandidates() {
+    const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/rewrite_v4.kss.json");
+    QVERIFY(s.trace().rewrite.ran);
+    QVERIFY(s.trace().rewrite.candidates.empty());
+    QCOMPARE(s.trace().rewrite.planCandidate, -1);
+    QVERIFY(s.hasStage(Stage::Planned));
+    s.graph().checkInvariants();
+  }
+
+  // explain-plan: the output's chosen producer with its measured time, the runner-up (the as-built
+  // form's kernel) with its own, and the plan cost without the chosen node, never lower.
+  void explainsAClassWithNumbers() {
+    Session s(chain(128, 4), quickOptions());
+    s.runTo(Stage::Planned);
+    const ClassId out = s.program().outputClasses()[0];
+    const PlanExplanation e = explainPlan(s, out);
+    QCOMPARE(e.decided, s.graph().find(out));
+    QVERIFY(e.chosen.valid());
+    QVERIFY(e.chosenNs > 0);
+    QVERIFY(e.runnerUp.valid());
+    QVERIFY(e.runnerUpTreeNs >= e.chosenTreeNs);
+    QVERIFY(e.withoutNs >= e.dagNs);
+    QVERIFY(std::isfinite(e.withoutNs));
+    const std::string text = explanationText(s, e);
+    QVERIFY2(text.find("runner-up: node") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("without the chosen node: plan DAG cost") != std::string::npos, text.c_str());
+    // A class computed inside a kernel is answered by that kernel's stored class.
+    for (const KernelRecord& k : s.trace().kernels)
+      for (ClassId c : k.fused.classes)
+        if (!s.trace().extraction.chosen.count(s.graph().find(c)) && !s.graph().isLeaf(c)) {
+          try {
+            const PlanExplanation in = explainPlan(s, c);
+            QVERIFY(!in.inside.empty());
+            QVERIFY(in.decided != in.asked);
+          } catch (const Error& err) {
+            QCOMPARE(err.code(), ErrorCode::Unsupported);  // a class of a form the plan did not take
+          }
+        }
+  }
+
+  // exp(at^T) @ w: the layout rules put permute(exp(at)) into the left operand's class, so the GEMM
+  // can also read exp(at) with its transpose flag flipped; both give the same product.
+  void gemmReadsAnOperandsTransposePartner() {
+    ProgramBuilder b("layouts");
+    Value at = b.input("at", DType::F32, {5, 6});
+    Value w = b.input("w", DType::F32, {5, 4});
+    Value e = op::exp(op::transpose(at));
+    b.output("y", op::matmul(e, w));
+    const Program p = b.finish();
+    Graph g = p.graph;
+    saturate(g, selectRules({}), {});
+    const auto m = matchMatmul(g, p.outputClasses()[0]);
+    QVERIFY(m.has_value());
+    const std::vector<MatmulMatch> vs = transposedOperandVariants(g, *m);
+    QVERIFY2(!vs.empty(), g.dump().c_str());
+    const auto leaves = bindLeaves(p, {}, 3);
+    for (const MatmulMatch& v : vs) {
+      QCOMPARE(g.find(v.out), g.find(m->out));
+      QVERIFY(v.a != m->a || v.b != m->b);
+      if (v.a != m->a) QCOMPARE(v.spec.transA, !m->spec.transA);
+      const auto in = HostExecutor::run(g, {m->a, m->b, v.a, v.b}, leaves);
+      HostTensor want(DType::F32, {6, 4}), got(DType::F32, {6, 4});
+      runGemm(m->spec, in[0].data<float>(), in[1].data<float>(), want.data<float>());
+      runGemm(v.spec, in[2].data<float>(), in[3].data<float>(), got.data<float>());
+      const std::string bad = compareWithTolerance(got, want, 5);
+      QVERIFY2(bad.empty(), bad.c_str());
+    }
+  }
+
+  // A reassociated sum that cancels near zero is judged by the size of its terms: the magnitude
+  // graph evaluates sum(|a| * |b|) - ... on absolute values, and the bound built on it accepts a
+  // rounding difference the plain bound (relative to the tiny result) refuses.
+  void magnitudeBoundsACancellingSum() {
+    ProgramBuilder b("cancel");
+    Value x = b.input("x", DType::F32, {4, 8});
+    Value y = b.input("y", DType::F32, {8, 2});
+    b.output("z", op::sub(op::matmul(x, y), op::matmul(x, y)));
+    const Program p = b.finish();
+    const MagnitudeGraph m = magnitudeGraph(p.graph, p.outputClasses());
+    std::vector<HostTensor> leaves = bindLeaves(p, {}, 5);
+    const auto mag = HostExecutor::run(m.graph, m.results, leaves);
+    const auto ref = HostExecutor::run(p.graph, p.outputClasses(), leaves);
+    // |x| @ |y| twice, added: positive where the result itself is exactly 0.
+    double most = 0;
+    for (int64_t i = 0; i < mag[0].numel(); ++i) {
+      QCOMPARE(ref[0].getDouble(i), 0.0);
+      QVERIFY(mag[0].getDouble(i) > 0);
+      most = std::max(most, mag[0].getDouble(i));
+    }
+    HostTensor got = ref[0];
+    got.setDouble(0, 1e-4 * mag[0].getDouble(0));  // a rounding-sized error against a zero result
+    QVERIFY(!compareWithTolerance(got, ref[0], 8).empty());
+    QVERIFY2(compareWithMagnitude(got, ref[0], mag[0], 8).empty(), compareWithMagnitude(got, ref[0], mag[0], 8).c_str());
+    got.setDouble(0, 0.1 * most + 1);  // an error past the terms' size is still one
+    QVERIFY(!compareWithMagnitude(got, ref[0], mag[0], 8).empty());
+    const HostCheck plain = checkAgainstHost(p.graph, p.graph, p.outputClasses(), leaves, {got}, {});
+    QVERIFY(!plain.mismatch[0].empty());
   }
 
   void versionOneSessionFilesStillLoad() {
