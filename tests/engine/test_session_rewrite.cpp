@@ -238,9 +238,16 @@ class TestSessionRewrite : public QObject {
     }
   }
 
-  // Version 4 files (before the candidates were recorded) load with none.
-  void versionFourSessionFilesLoadWithoutCandidates() {
-    const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/rewrite_v4.kss.json");
+  // Version 4 and 5 files (before the candidates were recorded) load with none.
+  void filesBeforeVersionSixLoadWithoutCandidates_data() {
+    QTest::addColumn<int>("version");
+    QTest::newRow("v4") << 4;
+    QTest::newRow("v5") << 5;
+  }
+  void filesBeforeVersionSixLoadWithoutCandidates() {
+    QFETCH(int, version);
+    const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/rewrite_v" + std::to_string(version) +
+                                    ".kss.json");
     QVERIFY(s.trace().rewrite.ran);
     QVERIFY(s.trace().rewrite.candidates.empty());
     QCOMPARE(s.trace().rewrite.planCandidate, -1);
