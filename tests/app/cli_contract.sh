@@ -340,7 +340,7 @@ printf 'input x: f32[4]\nparam w: f32[4] = ones\nloss = sum(x * w)\nw <- w - 0.1
 expect 0 "run --session of a training program" -- "$cli" run "$tmp/train.ks" --tune none --cache none --session "$tmp/train.kss.json"
 expect 0 "export a training session" -- "$cli" export "$tmp/train.kss.json" --view plan --format json --out "$tmp/plan.json"
 ! grep -q "plan's key" "$tmp/err" || { echo "FAIL: a training session reports a plan key mismatch"; cat "$tmp/err"; fail=1; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 6, d["version"]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 7, d["version"]
 u = d["program"]["updates"]; assert len(u) == 1 and set(u[0]) == {"param", "class"}, u
 r = d["runs"][0]["updates"]; assert len(r) == 1 and r[0]["name"] == "w" and len(r[0]["value"]["values"]) == 4, r' "$tmp/train.kss.json" ||
   { echo "FAIL: a training session lacks its updates"; fail=1; }
