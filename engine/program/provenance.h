@@ -41,8 +41,7 @@ class Provenance {
   std::vector<int> linesOf(const Graph& g, const std::vector<ClassId>& classes) const;
 
   bool empty() const { return count_ == 0; }
-  std::size_t size() const { return count_; }
-  // Builder ids with at least one place, for serialisation: (class, places).
+  // The places of each builder id (empty where none), for serialisation.
   const std::vector<std::vector<SourcePlace>>& byClass() const { return places_; }
 
  private:
