@@ -24,7 +24,7 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
   app.add_option("--rewrite-off", f.rewriteOff, "rules or families switched off (comma list)")->type_name("LIST");
   app.add_option("--rewrite-on", f.rewriteOn, "rules switched on that the mode leaves off (comma list)")->type_name("LIST");
   app.add_option("--rewrite-candidates", f.termCandidates,
-                 "terms of the rewritten e-graph compiled and measured side by side (default: none 2, quick 4, full 6; 1: the static best)")
+                 "terms of the rewritten e-graph compiled and measured side by side (default: none 2, quick 2, full 6; 1: the static best)")
       ->check(atLeast(1));
   app.add_option("--zero-copy", f.zeroCopy, "share host memory with devices that live in it (PoCL): on, or off (real copies)")
       ->check(CLI::IsMember({"on", "off"}));

@@ -42,7 +42,7 @@ struct SessionOptions {
   // 3, full 6; 1: the extraction's plan, unmeasured).
   int planCandidates = -1;
   // Terms of the saturated e-graph compiled side by side, the static cost's best first, then its
-  // runners-up and the program as built (-1: by tune level: none 2, quick 4, full 6; 1: the
+  // runners-up and the program as built (-1: by tune level: none 2, quick 2, full 6; 1: the
   // static best alone). Extraction picks between their kernels by measured time.
   int termCandidates = -1;
 };
