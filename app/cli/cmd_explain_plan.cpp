@@ -1,10 +1,10 @@
-// `explain-plan FILE CLASS`: why the plan computes a class the way it does, with measured times.
+// `explain-plan FILE CLASS [--json]`: why the plan computes a class the way it does, with measured times.
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/program_loader.h"
-#include "engine/session/plan_explanation.h"
+#include "engine/session/plan_explanation_json.h"
 
 namespace ks::cli {
 
@@ -29,6 +29,8 @@ int cmdExplainPlan(int argc, char** argv) {
   args.positionals("FILE CLASS", "a program and a class as %N");
   SessionFlags flags;
   addSessionFlags(args, flags);
+  bool json = false;
+  args.app().add_flag("--json", json, "print a JSON object");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 2) throw UsageError{"expects FILE CLASS (a class as %N, see `print`)"};
   const SessionOptions options = sessionOptions(flags);
@@ -38,7 +40,11 @@ int cmdExplainPlan(int argc, char** argv) {
   if (!s.devices().empty() && s.devices().size() == 1 && s.devices()[0].kind == DeviceKind::Host)
     throw UsageError{"explain-plan needs a compiling device: the host executor has no plan"};
   s.runTo(Stage::Planned);
-  std::fputs(explanationText(s, explainPlan(s, c)).c_str(), stdout);
+  const PlanExplanation e = explainPlan(s, c);
+  if (json)
+    std::printf("%s\n", explanationJson(s, e).dump(2).c_str());
+  else
+    std::fputs(explanationText(s, e).c_str(), stdout);
   return 0;
 }
 

@@ -31,7 +31,7 @@ const Command kCommands[] = {
      cmdExport},
     {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B   the step and rule that put two classes in different kernels",
      cmdExplainFusion},
-    {"explain-plan", "explain-plan FILE CLASS [--devices L] [--tune none|quick|full] [--rewrite MODE]   the chosen producer of a class, its measured time, the runner-up's and the plan cost without it",
+    {"explain-plan", "explain-plan FILE CLASS [--json] [--devices L] [--tune none|quick|full] [--rewrite MODE]   the chosen producer of a class, its measured time, the runner-up's and the plan cost without it",
      cmdExplainPlan},
     {"diff", "diff A.kss.json B.kss.json [--json]   two sessions matched by structure: per-kernel times, plan steps changed, the decisions that differ",
      cmdDiff},

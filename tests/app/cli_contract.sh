@@ -232,6 +232,24 @@ PY
   grep -q "^chosen: node [0-9]*, .*: [0-9.]* ms" "$tmp/out" && grep -q "^runner-up: " "$tmp/out" &&
     grep -q "^without the chosen node: " "$tmp/out" || { echo "FAIL: explain-plan lacks its lines"; cat "$tmp/out"; fail=1; }
   expect 1 "explain-plan of a leaf" -- "$cli" explain-plan "$tmp/chain.ks" %0 --tune none --cache none
+  expect 0 "explain-plan --json" -- "$cli" explain-plan "$tmp/chain.ks" "$out" --tune none --cache none --json
+  python3 - "$tmp/out" "$out" <<'PY' || fail=1
+import json, sys
+e = json.load(open(sys.argv[1]))
+for k in ["class", "label", "dtype", "shape", "decided", "inside", "chosen", "why", "runner_up", "alternatives", "dag_ms", "without"]:
+    assert k in e, f"explain-plan --json lacks '{k}'"
+for p in [e["chosen"]] + ([e["runner_up"]] if e["runner_up"] else []):
+    for k in ["node", "label", "ms", "tree_ms"]:
+        assert k in p, f"producer lacks '{k}'"
+assert e["chosen"]["ms"] > 0 and e["dag_ms"] > 0, e
+w = e["without"]
+if w is not None:
+    for k in ["dag_ms", "change_ms", "change_pct", "node", "label"]:
+        assert k in w, f"without lacks '{k}'"
+    assert w["dag_ms"] >= e["dag_ms"] and abs(w["change_ms"] - (w["dag_ms"] - e["dag_ms"])) < 1e-9, w
+print("ok: explain-plan --json: node %d %.3f ms, runner-up %s" % (e["chosen"]["node"], e["chosen"]["ms"],
+      e["runner_up"]["node"] if e["runner_up"] else None))
+PY
   expect 0 "run with --rewrite none" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite none
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rewrite' not in d; print('ok: no rewrite report with --rewrite none')" "$tmp/out" || fail=1
   expect 0 "bench --json" -- "$cli" bench "$src/samples/softmax.ks" --devices opencl:0:0 --tune none --cache none --repeat 3 --json
