@@ -96,7 +96,7 @@ RewriteReport saturate(Graph& g, const std::vector<Rule>& rules, const RewriteLi
     bool changed = false, full = false;
     for (std::size_t i = 0; i < rules.size() && !full; ++i) {
       const auto r0 = Clock::now();
-      const std::size_t nodes0 = g.nodeCount();
+      const std::size_t nodes0 = g.nodeCount(), classes0 = g.classCount();
       for (const Match& m : found[i]) {
         if (apply(g, rules[i], m, round, rep.steps)) ++rows[i].merges;
         if (g.nodeCount() >= limits.nodes) {
@@ -105,6 +105,7 @@ RewriteReport saturate(Graph& g, const std::vector<Rule>& rules, const RewriteLi
         }
       }
       rows[i].nodesAdded = g.nodeCount() - nodes0;
+      rows[i].classesAdded = g.classCount() - classes0;
       rows[i].ms += std::chrono::duration<double, std::milli>(Clock::now() - r0).count();
       changed = changed || rows[i].merges || rows[i].nodesAdded;
     }

@@ -33,6 +33,7 @@ struct RuleRound {
   std::size_t matches = 0;  // found by the search
   std::size_t merges = 0;   // applications that changed which classes are equal
   std::size_t nodesAdded = 0;
+  std::size_t classesAdded = 0;  // classes its replacements created (before merging them)
   double ms = 0;
   bool banned = false;      // too many matches: none applied this round
 };

@@ -234,7 +234,11 @@ json rewriteJson(const RewriteTrace& t) {
   json r = recordJson(t.report);
   r["stop"] = rewriteStopName(t.report.stop);
   r["rules"] = json::array();
-  for (const RuleRound& x : t.report.rules) r["rules"].push_back(recordJson(x));
+  for (const RuleRound& x : t.report.rules) {
+    json row = recordJson(x);
+    row["classes_added"] = x.classesAdded;  // outside fields(): files written before it lack it
+    r["rules"].push_back(std::move(row));
+  }
   r["steps"] = json::array();
   for (const RewriteStep& x : t.report.steps) r["steps"].push_back(recordJson(x));
   j["report"] = r;
@@ -257,7 +261,10 @@ RewriteTrace rewriteFrom(const json& j) {
     JsonPath st("stop");
     throw Error(ErrorCode::Parse, "unknown rewrite stop reason '" + stop + "'");
   }
-  jsonEach(r, "rules", [&](const json& x) { t.report.rules.push_back(recordFrom<RuleRound>(x)); });
+  jsonEach(r, "rules", [&](const json& x) {
+    t.report.rules.push_back(recordFrom<RuleRound>(x));
+    t.report.rules.back().classesAdded = x.value("classes_added", std::size_t{0});
+  });
   jsonEach(r, "steps", [&](const json& x) { t.report.steps.push_back(recordFrom<RewriteStep>(x)); });
   // Files before version 7 compiled the static best alone.
   if (j.contains("candidates")) {
