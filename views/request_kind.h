@@ -10,7 +10,8 @@ enum class RequestKind : uint8_t {
   Comparison,    // compile and run on other device selections
   KernelSource,  // lowered IR and OpenCL C of a kernel under a schedule
   Explanation,   // why two classes are in different kernels
+  Ablation,      // the shown program compiled again with one rewrite rule off
 };
-inline constexpr int kNumRequestKinds = 4;
+inline constexpr int kNumRequestKinds = 5;
 
 }  // namespace ks

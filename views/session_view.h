@@ -48,6 +48,14 @@ struct CompileFailure {
   int column = 0;
 };
 
+// The shown session's program compiled again with one rewrite rule switched off, to set the
+// two plans side by side.
+struct RuleAblation {
+  QString rule;
+  std::shared_ptr<const Session> without;  // null when the compile failed
+  QString error;
+};
+
 class SessionView;
 
 class SessionContext {
@@ -61,6 +69,9 @@ class SessionContext {
   virtual void compileSource(const QString& text, const QString& name) = 0;
   // The worker for anything slow a view needs; its results are cached until the next load.
   virtual QueryRunner& queries() = 0;
+  // Compiles the shown session's program again, with its options and `rule` off, on the worker
+  // (progress, Cancel); views then get ruleAblated.
+  virtual void recompileWithoutRule(const QString& rule) { (void)rule; }
 };
 
 class SessionView {
@@ -72,6 +83,7 @@ class SessionView {
   virtual void compileFailed(const CompileFailure&) {}
   // The snapshot's comparison (or devicesFound) changed; the session did not.
   virtual void comparisonChanged(const SessionSnapshot&) {}
+  virtual void ruleAblated(const RuleAblation&) {}
 };
 
 }  // namespace ks

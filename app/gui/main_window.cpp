@@ -39,6 +39,7 @@
 #include "views/kernel_view.h"
 #include "views/plan_view.h"
 #include "views/program_view.h"
+#include "views/rewrites_view.h"
 
 namespace ks {
 
@@ -76,11 +77,12 @@ void MainWindow::buildViews() {
   auto* fusion = new FusionView(&controller_, this);
   auto* outputs = new OutputView(&controller_, this);
   auto* autotune = new AutotuneView(&controller_, this);
+  auto* rewrites = new RewritesView(&controller_, this);
   auto* kernel = new KernelView(&controller_, this);
   auto* plan = new PlanView(&controller_, this);
   auto* devicesView = new DevicesView(&controller_, this);
   devicesView_ = devicesView;
-  for (SessionView* v : std::initializer_list<SessionView*>{fusion, outputs, program_, egraph_, autotune, kernel, plan, devicesView})
+  for (SessionView* v : std::initializer_list<SessionView*>{fusion, outputs, program_, egraph_, autotune, rewrites, kernel, plan, devicesView})
     controller_.addView(v);
 
   // The graph being inspected gets the centre; the Plan and Fusion docks keep their tables and
@@ -95,6 +97,7 @@ void MainWindow::buildViews() {
 
   addDock(program_, tr("Program"), "ProgramDock");
   addDock(autotune, tr("Autotune"), "AutotuneDock");
+  addDock(rewrites, tr("Rewrites"), "RewritesDock");  // tabbed beside Autotune: both are searches with a stop reason
   addDock(kernel, tr("Kernel"), "KernelDock");
   followDock(addDock(plan, tr("Plan"), "PlanDock"), plan->graphView());
   addDock(devicesView, tr("Devices"), "DevicesDock");

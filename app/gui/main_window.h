@@ -28,7 +28,7 @@ class MainWindow : public QMainWindow {
  public:
   // Saved dock states of another version are not restored: a new or renamed dock would
   // otherwise come back into a layout that never had it.
-  static constexpr int kLayoutVersion = 2;
+  static constexpr int kLayoutVersion = 3;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;

@@ -197,6 +197,35 @@ void SessionController::compareDevices(const QStringList& selections, int repeat
   }, snapshot_->path);
 }
 
+void SessionController::recompileWithoutRule(const QString& rule) {
+  if (!snapshot_ || !snapshot_->session) return;
+  std::shared_ptr<const Program> program = programToCompile();
+  const QString source = snapshot_->source;
+  SessionOptions options = snapshot_->session->options();
+  options.rewrite.off.push_back(rule.toStdString());
+  runJob(RequestKind::Ablation, tr("Compiling without %1").arg(rule), [this, program, source, options, rule](const std::atomic<bool>& cancel) {
+    Outcome o;
+    o.ablation = RuleAblation{rule, nullptr, QString()};
+    try {
+      if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
+      Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
+      auto session = std::make_shared<Session>(std::move(p), options);
+      Progress progress(
+          [this](double f, const std::string& what) {
+            QMetaObject::invokeMethod(this, [this, f, w = QString::fromStdString(what)] { emit this->progress(f, w); },
+                                      Qt::QueuedConnection);
+          },
+          const_cast<std::atomic<bool>*>(&cancel));
+      session->runTo(Stage::Planned, progress);
+      session->run({}, false, progress);  // a measured plan time beside the shown session's
+      o.ablation->without = session;
+    } catch (const std::exception& e) {
+      o.ablation->error = QString::fromStdString(e.what());
+    }
+    return o;
+  }, snapshot_->path);
+}
+
 void SessionController::mergeComparison(uint64_t key, const std::string& name, const std::vector<ComparisonEntry>& entries) {
   auto next = std::make_shared<DeviceComparison>();
   if (comparison_ && comparison_->programKey == key) {
@@ -264,6 +293,10 @@ void SessionController::finishJob(RequestKind kind, quint64 generation, const Ou
   }
   if (o.comparisonOnly) {
     finishComparison(o);
+    return;
+  }
+  if (o.ablation) {
+    for (SessionView* v : views_) v->ruleAblated(*o.ablation);
     return;
   }
   if (!o.program) {

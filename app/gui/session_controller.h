@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "views/query_runner.h"
@@ -42,6 +43,10 @@ class SessionController : public QObject, public SessionContext {
   // on the worker with progress and Cancel; the results join the comparison (views get
   // comparisonChanged; the current session stays).
   void compareDevices(const QStringList& selections, int repeats = 3);
+  // Compiles the shown session's program again with its own options and `rule` switched off,
+  // plans it and runs it once, on the worker with progress and Cancel; the shown session stays and
+  // every view gets ruleAblated.
+  void recompileWithoutRule(const QString& rule) override;
   std::shared_ptr<const DeviceComparison> comparison() const { return comparison_; }
   // Writes the current Session (.kss.json) on the worker; false when there is none.
   bool saveSession(const QString& path);
@@ -75,6 +80,7 @@ class SessionController : public QObject, public SessionContext {
     QString devicesNote;                     // why devicesFound has no OpenCL device
     std::vector<ComparisonEntry> entries;    // compile: its own run; compare: one per selection
     bool comparisonOnly = false;             // a compare job: keep the snapshot, update the comparison
+    std::optional<RuleAblation> ablation;    // an ablation job: keep the snapshot, tell the views
   };
   // Runs `job` on the worker. It replaces a queued or running job of the same kind only (RenderDoc's
   // rule): loading a program cancels a compile, but a comparison leaves it running.

@@ -107,12 +107,13 @@ class TestMainWindow : public QObject {
     auto checkDefault = [&w] {
       QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.egraphView()));
       QCOMPARE(w.dockWidgetArea(w.dock("Program")), Qt::LeftDockWidgetArea);
-      for (const char* n : {"Autotune", "Kernel", "Plan", "Devices"}) {
+      for (const char* n : {"Autotune", "Rewrites", "Kernel", "Plan", "Devices"}) {
         QCOMPARE(w.dockWidgetArea(w.dock(n)), Qt::RightDockWidgetArea);
         QVERIFY(!w.dock(n)->isFloating());
         QVERIFY(w.dock(n)->toggleViewAction()->isChecked());
       }
       QVERIFY(w.tabifiedDockWidgets(w.dock("Autotune")).contains(w.dock("Plan")));
+      QVERIFY(w.tabifiedDockWidgets(w.dock("Autotune")).contains(w.dock("Rewrites")));
       QVERIFY(w.tabifiedDockWidgets(w.dock("Fusion")).contains(w.dock("Log")));
       QCOMPARE(w.dockWidgetArea(w.dock("Log")), Qt::BottomDockWidgetArea);
     };
