@@ -23,7 +23,7 @@ namespace {
 QString summaryText(const RewriteTrace& t) {
   if (!t.ran) return QObject::tr("No rewrites ran (rewrite mode none): the e-graph is the program as built.");
   const RewriteReport& r = t.report;
-  QString s = QObject::tr("%1 rules (%2): %3, %4 — %5 rounds, e-nodes %6 → %7, classes %8 → %9, %10 ms")
+  QString s = QObject::tr("%1 rules (%2), stopped: %3 (%4); %5 rounds, e-nodes %6 → %7, classes %8 → %9, %10 ms")
                   .arg(t.rules.size())
                   .arg(QString::fromStdString(t.mode))
                   .arg(QString::fromLatin1(rewriteStopName(r.stop)))

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
                              "After compiling, compare these device selections (';'-separated, each a --devices list, "
                              "e.g. \"host;opencl:0:0;opencl:0:0,openblas\"; \"all\": every selection found).",
                              "LIST");
-  QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Kernel, Plan, Devices, Fusion, Outputs, Log).",
+  QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Rewrites, Kernel, Plan, Devices, Fusion, Outputs, Log).",
                            "NAMES");
   QCommandLineOption hide("hide", "Views to close, comma-separated (e.g. Program,Log), to give the others room.", "NAMES");
   QCommandLineOption dockWidth("dock-width", "Width in pixels of the raised views' dock area (with --raise).", "PX", "0");
