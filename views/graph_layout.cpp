@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/viz/layout_cost.h"
 
 #ifdef KS_WITH_GRAPHVIZ
 #include <graphviz/gvc.h>
@@ -131,9 +132,19 @@ GraphLayout layoutGraph(const LayoutInput& m) {
     if (me.count > 1) set(edges[e], "penwidth", std::to_string(std::min(4.0, 1.0 + me.count / 8.0)));
   }
 
-  if (gvLayout(gvc, g, "dot") != 0) {
+  // A graph whose ranks would take dot minutes is laid out by neato, in a fraction of a second.
+  std::vector<std::pair<int, int>> spans;
+  spans.reserve(m.edges.size());
+  for (const LayoutInput::Edge& me : m.edges) spans.push_back({me.from, me.to});
+  const char* engine = viz::layoutEngineFor(nNodes, spans);
+  const bool ranked = std::string(engine) == "dot";
+  if (!ranked) {
+    set(g, "overlap", "false");
+    set(g, "splines", "line");
+  }
+  if (gvLayout(gvc, g, engine) != 0) {
     agclose(g);
-    throw Error(ErrorCode::Internal, "Graphviz dot layout failed");
+    throw Error(ErrorCode::Internal, std::string("Graphviz ") + engine + " layout failed");
   }
   const boxf bb = GD_bb(g);
   const double top = bb.UR.y;
@@ -144,10 +155,17 @@ GraphLayout layoutGraph(const LayoutInput& m) {
     const double w = ND_width(nodes[i]) * 72.0, h = ND_height(nodes[i]) * 72.0;
     out.nodeRects[i] = QRectF(c.x - w / 2, top - c.y - h / 2, w, h);
   }
-  for (std::size_t c = 0; c < subgraphs.size(); ++c) {
+  for (std::size_t c = 0; c < subgraphs.size() && ranked; ++c) {
     if (!subgraphs[c]) continue;
     const boxf cb = GD_bb(subgraphs[c]);
     out.clusterRects[c] = QRectF(flip(cb.LL), flip(cb.UR)).normalized();
+  }
+  // neato does not place clusters: a cluster is drawn around where its members landed.
+  for (int i = 0; i < nNodes && !ranked; ++i) {
+    const int c = i < static_cast<int>(m.cluster.size()) ? m.cluster[i] : -1;
+    if (c < 0 || c >= static_cast<int>(out.clusterRects.size())) continue;
+    const QRectF r = out.nodeRects[i].adjusted(-6, -20, 6, 6);
+    out.clusterRects[c] = out.clusterRects[c].isNull() ? r : out.clusterRects[c].united(r);
   }
   for (std::size_t e = 0; e < edges.size(); ++e) {
     if (!edges[e] || !ED_spl(edges[e]) || ED_spl(edges[e])->size == 0) continue;

@@ -3,8 +3,13 @@
 #include <graphviz/gvc.h>
 
 #include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "engine/core/error.h"
+#include "engine/viz/layout_cost.h"
 #include "engine/viz/picture_dot.h"
 
 namespace ks::viz {
@@ -19,8 +24,19 @@ std::string renderDot(const std::string& dot, const std::string& format) {
     gvFreeContext(gvc);
     throw Error(ErrorCode::Internal, "Graphviz could not parse the DOT text");
   }
+  // The ranks dot would need decide the engine: a graph that would take dot minutes gets neato.
+  std::unordered_map<Agnode_t*, int> index;
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) index.emplace(n, static_cast<int>(index.size()));
+  std::vector<std::pair<int, int>> edges;
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n))
+    for (Agedge_t* e = agfstout(g, n); e; e = agnxtout(g, e)) edges.push_back({index[agtail(e)], index[aghead(e)]});
+  const char* engine = layoutEngineFor(static_cast<int>(index.size()), edges);
+  if (std::string(engine) == "neato") {
+    agsafeset(g, const_cast<char*>("overlap"), const_cast<char*>("false"), const_cast<char*>(""));
+    agsafeset(g, const_cast<char*>("splines"), const_cast<char*>("line"), const_cast<char*>(""));
+  }
   std::string out;
-  if (gvLayout(gvc, g, "dot") == 0) {
+  if (gvLayout(gvc, g, engine) == 0) {
     char* buf = nullptr;
     unsigned int len = 0;
     if (gvRenderData(gvc, g, format.c_str(), &buf, &len) == 0 && buf) out.assign(buf, len);

@@ -13,6 +13,7 @@
 #include "engine/viz/collapse.h"
 #include "engine/viz/egraph_picture.h"
 #include "engine/viz/fusion_picture.h"
+#include "engine/viz/layout_cost.h"
 #include "engine/viz/picture_dot.h"
 #include "engine/viz/picture_json.h"
 #include "engine/viz/plan_picture.h"
@@ -238,6 +239,39 @@ class TestViz : public QObject {
       QCOMPARE(e.code(), ErrorCode::Usage);
       QVERIFY(std::string(e.what()).find("'g7'") != std::string::npos);
     }
+  }
+
+  // dot's virtual nodes, counted by hand: ranks by longest path, a cycle's closing edge reversed.
+  void dotVirtualNodesCountLongEdges() {
+    QCOMPARE(dotVirtualNodes(3, {{0, 1}, {1, 2}}), 0L);
+    QCOMPARE(dotVirtualNodes(3, {{0, 1}, {1, 2}, {0, 2}}), 1L);        // 0->2 spans two ranks
+    QCOMPARE(dotVirtualNodes(3, {{0, 1}, {1, 2}, {2, 0}}), 1L);        // reversed: 0->2
+    QCOMPARE(dotVirtualNodes(4, {{0, 0}, {0, 9}, {-1, 2}, {0, 3}}), 0L);  // loops, bad ids ignored
+    QCOMPARE(dotVirtualNodes(0, {}), 0L);
+    // A 100,000-node chain is counted without recursion.
+    std::vector<std::pair<int, int>> chain;
+    for (int i = 0; i + 1 < 100000; ++i) chain.push_back({i, i + 1});
+    chain.push_back({0, 99999});
+    QCOMPARE(dotVirtualNodes(100000, chain), 99998L);
+  }
+
+  // A graph whose long edges would make dot run for minutes (a collapsed overview linking far-apart
+  // groups did) goes to neato; an ordinary one keeps dot. The SVG of the first renders.
+  void longSpanGraphsAreLaidOutByNeato() {
+    std::vector<std::pair<int, int>> edges;
+    for (int i = 0; i + 1 < 200; ++i) edges.push_back({i, i + 1});
+    QCOMPARE(std::string(layoutEngineFor(200, edges)), std::string("dot"));
+    for (int i = 2; i < 200; ++i) edges.push_back({0, i});
+    QVERIFY(dotVirtualNodes(200, edges) > kMaxDotVirtualNodes);
+    QCOMPARE(std::string(layoutEngineFor(200, edges)), std::string("neato"));
+#ifdef KS_WITH_GRAPHVIZ
+    std::string dot = "digraph g {\n";
+    for (const auto& [a, b] : edges) dot += "  n" + std::to_string(a) + " -> n" + std::to_string(b) + ";\n";
+    dot += "}\n";
+    const std::string svg = renderDot(dot, "svg");
+    QVERIFY(svg.find("<svg") != std::string::npos);
+    QVERIFY(svg.find(">n199<") != std::string::npos);
+#endif
   }
 };
 
