@@ -183,6 +183,16 @@ class Emitter {
     return "((" + std::string(ctype(to)) + ")" + x + ")";
   }
 
+  // Same-size reinterpretation. f16 values live in floats, so their 16 bits go through the
+  // half-storage helpers; bool and u8 share uchar, and a nonzero byte read as bool is true.
+  std::string bitcast(DType from, DType to, const std::string& x) const {
+    if (from == to) return x;
+    const std::string bits = from == DType::F16 ? "ks_hbits(" + x + ")" : x;
+    if (to == DType::F16) return "ks_hval(as_short(" + bits + "))";
+    if (to == DType::Bool) return "((uchar)(as_uchar(" + bits + ") != 0))";
+    return "as_" + std::string(ctype(to)) + "(" + bits + ")";
+  }
+
   std::string load(const BufRef& b, const std::string& index, DType t) const {
     if (t == DType::F16) return "vload_half(" + index + ", " + bufExpr(b) + ")";
     return bufExpr(b) + "[" + index + "]";
@@ -421,6 +431,7 @@ class Emitter {
               break;
             }
             case LOpKind::Cast: e = cast(argType(s.args[0]), t, arg(s.args[0])); break;
+            case LOpKind::Bitcast: e = bitcast(argType(s.args[0]), t, arg(s.args[0])); break;
             case LOpKind::Where: e = "(" + arg(s.args[0]) + " ? " + arg(s.args[1]) + " : " + arg(s.args[2]) + ")"; break;
             case LOpKind::MaskSelect: e = "(" + s.mask.key() + " ? " + arg(s.args[0]) + " : " + arg(s.args[1]) + ")"; break;
           }
@@ -539,6 +550,8 @@ class Emitter {
 std::string openclPrelude(bool fp64) {
   std::string s = R"(// Kernelscope OpenCL C: IEEE semantics, f16 as storage (computed in float, rounded per value).
 float ks_rh(float x) { ushort h; vstore_half_rte(x, 0, (__private half*)&h); return vload_half(0, (__private half*)&h); }
+short ks_hbits(float x) { short h; vstore_half_rte(x, 0, (__private half*)&h); return h; }
+float ks_hval(short h) { return vload_half(0, (__private half*)&h); }
 // NaN tests as x != x: plain compares that vectorize (PoCL's isnan is a call).
 float ks_maxf(float a, float b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
 float ks_minf(float a, float b) { return a != a ? a : b != b ? b : (a < b ? a : b); }

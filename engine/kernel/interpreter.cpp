@@ -2,6 +2,7 @@
 #include "engine/kernel/interpreter.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "engine/core/error.h"
@@ -72,6 +73,49 @@ KVal evalCast(DType from, DType to, KVal x) {
   } else {
     if (isFloat(to)) r.f = roundToDType(to, static_cast<double>(x.i));
     else r.i = wrapInt(to, x.i);
+  }
+  return r;
+}
+
+namespace {
+uint64_t bitsOf(DType t, KVal x) {
+  switch (t) {
+    case DType::F16: return floatToHalf(static_cast<float>(x.f));
+    case DType::F32: {
+      const float f = static_cast<float>(x.f);
+      uint32_t b = 0;
+      std::memcpy(&b, &f, sizeof b);
+      return b;
+    }
+    case DType::F64: {
+      uint64_t b = 0;
+      std::memcpy(&b, &x.f, sizeof b);
+      return b;
+    }
+    default: {
+      const std::size_t n = dtypeSize(t);
+      const uint64_t mask = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+      return static_cast<uint64_t>(x.i) & mask;
+    }
+  }
+}
+}  // namespace
+
+KVal evalBitcast(DType from, DType to, KVal x) {
+  const uint64_t b = bitsOf(from, x);
+  KVal r;
+  switch (to) {
+    case DType::F16: r.f = halfToFloat(static_cast<uint16_t>(b)); break;
+    case DType::F32: {
+      float f = 0;
+      const uint32_t b32 = static_cast<uint32_t>(b);
+      std::memcpy(&f, &b32, sizeof f);
+      r.f = f;
+      break;
+    }
+    case DType::F64: std::memcpy(&r.f, &b, sizeof b); break;
+    case DType::Bool: r.i = b != 0; break;
+    default: r.i = wrapInt(to, static_cast<int64_t>(b)); break;
   }
   return r;
 }
@@ -188,6 +232,12 @@ void runKernel(const Kernel& k, std::vector<HostTensor>& buffers) {
         for (int64_t e = 0; e < n; ++e) out[e] = evalCast(t, o.dtype, get(o.src[0], e));
         break;
       }
+      case KOpKind::Bitcast: {
+        const DType t = k.at(o.src[0]).dtype;
+        out.resize(n);
+        for (int64_t e = 0; e < n; ++e) out[e] = evalBitcast(t, o.dtype, get(o.src[0], e));
+        break;
+      }
       case KOpKind::Where:
         out.resize(n);
         for (int64_t e = 0; e < n; ++e) out[e] = get(o.src[0], e).i ? get(o.src[1], e) : get(o.src[2], e);
@@ -300,6 +350,7 @@ struct Machine {
               break;
             }
             case LOpKind::Cast: r = evalCast(argType(s.args[0]), t, arg(s.args[0])); break;
+            case LOpKind::Bitcast: r = evalBitcast(argType(s.args[0]), t, arg(s.args[0])); break;
             case LOpKind::Where: r = arg(s.args[0]).i ? arg(s.args[1]) : arg(s.args[2]); break;
             case LOpKind::MaskSelect: r = test(s.mask) ? arg(s.args[0]) : arg(s.args[1]); break;
           }

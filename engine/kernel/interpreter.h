@@ -25,6 +25,9 @@ KVal evalUnary(UnaryOp op, DType t, KVal x);
 // a and b have dtype t; the result has t (comparisons: bool).
 KVal evalBinary(BinaryOp op, DType t, KVal a, KVal b);
 KVal evalCast(DType from, DType to, KVal x);
+// The value whose `to` bit pattern is x's `from` pattern (same byte size; f16 as its 16 bits,
+// bool as its byte: a nonzero byte reads as true, like HostExecutor's).
+KVal evalBitcast(DType from, DType to, KVal x);
 // A reduction's start value in its accumulation dtype `at` (f16 accumulates in f32): 0, 1, or the
 // dtype's lowest / highest value (-inf / inf for floats, false / true for bool).
 KVal reduceIdentity(ReduceOp r, DType at);

@@ -101,6 +101,16 @@ int32_t Kernel::cast(int32_t x, DType t) {
   return push(std::move(o));
 }
 
+int32_t Kernel::bitcast(int32_t x, DType t) {
+  if (dtypeSize(t) != dtypeSize(at(x).dtype)) bad("bitcast between dtypes of different sizes");
+  KOp o;
+  o.kind = KOpKind::Bitcast;
+  o.dtype = t;
+  o.shape = at(x).shape;
+  o.src = {x};
+  return push(std::move(o));
+}
+
 int32_t Kernel::where(int32_t cond, int32_t a, int32_t b) {
   KOp o;
   o.kind = KOpKind::Where;
@@ -184,7 +194,7 @@ bool Kernel::isPrecededByReduce(int32_t op) const {
 
 bool Kernel::isPrecededByCompute(int32_t op) const {
   return anyUpstream(*this, op, [](const KOp& o) {
-    return o.kind == KOpKind::Unary || o.kind == KOpKind::Binary || o.kind == KOpKind::Cast ||
+    return o.kind == KOpKind::Unary || o.kind == KOpKind::Binary || o.kind == KOpKind::Cast || o.kind == KOpKind::Bitcast ||
            o.kind == KOpKind::Where || o.kind == KOpKind::Reduce;
   });
 }
@@ -306,6 +316,7 @@ std::string Kernel::print() const {
       case KOpKind::Unary: os << unaryOpName(o.unaryOp()); break;
       case KOpKind::Binary: os << binaryOpName(o.binaryOp()); break;
       case KOpKind::Cast: os << "cast"; break;
+      case KOpKind::Bitcast: os << "bitcast"; break;
       case KOpKind::Where: os << "where"; break;
       case KOpKind::Reduce: os << "reduce." << reduceOpName(o.reduceOp()); break;
       case KOpKind::Store: os << "store"; break;
@@ -355,9 +366,9 @@ std::string Kernel::name() const {
 }
 
 namespace {
-// Operand count per KOpKind (Param, Const, Move, Unary, Binary, Cast, Where, Reduce, Store).
-constexpr std::size_t kArity[] = {0, 0, 1, 1, 2, 1, 3, 1, 2};
-constexpr int kNumKOpKinds = 9;
+// Operand count per KOpKind (Param, Const, Move, Unary, Binary, Cast, Where, Reduce, Store, Bitcast).
+constexpr std::size_t kArity[] = {0, 0, 1, 1, 2, 1, 3, 1, 2, 1};
+constexpr int kNumKOpKinds = 10;
 
 // The op's kind, enum operand and operand count are legal (a kernel read from a file may hold anything).
 std::string formProblem(const KOp& o) {
@@ -429,7 +440,8 @@ std::optional<Shape> expectedShape(const Kernel& k, const KOp& o, std::string& w
     case KOpKind::Const: return Shape{};
     case KOpKind::Move: return movedShape(o, k.at(o.src[0]).shape, why);
     case KOpKind::Unary:
-    case KOpKind::Cast: return k.at(o.src[0]).shape;
+    case KOpKind::Cast:
+    case KOpKind::Bitcast: return k.at(o.src[0]).shape;
     case KOpKind::Binary: return k.at(o.src[0]).shape.empty() ? k.at(o.src[1]).shape : k.at(o.src[0]).shape;
     case KOpKind::Where: {
       Shape s;
@@ -508,6 +520,9 @@ std::string verifyKernel(const Kernel& k) {
       case KOpKind::Move:
         if (o.moveKind() == MoveKind::Reshape && numel(o.shape) != numel(k.at(o.src[0]).shape))
           return where + "reshape changes the element count";
+        break;
+      case KOpKind::Bitcast:
+        if (dtypeSize(o.dtype) != dtypeSize(k.at(o.src[0]).dtype)) return where + "bitcast between dtypes of different sizes";
         break;
       default: break;
     }

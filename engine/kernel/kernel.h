@@ -19,7 +19,8 @@
 
 namespace ks {
 
-enum class KOpKind : uint8_t { Param, Const, Move, Unary, Binary, Cast, Where, Reduce, Store };
+// Bitcast comes last so that the kind numbers session files already hold keep their meaning.
+enum class KOpKind : uint8_t { Param, Const, Move, Unary, Binary, Cast, Where, Reduce, Store, Bitcast };
 enum class ParamKind : uint8_t { Read, ReadWrite, Scalar };
 enum class MoveKind : uint8_t { Reshape, Expand, Permute, Pad, Narrow, Flip };
 std::string_view moveKindName(MoveKind m);
@@ -53,6 +54,7 @@ class Kernel {
   int32_t unary(int32_t x, UnaryOp u);
   int32_t binary(int32_t x, int32_t y, BinaryOp b);
   int32_t cast(int32_t x, DType t);
+  int32_t bitcast(int32_t x, DType t);  // reinterprets the bits; t has x's byte size
   int32_t where(int32_t cond, int32_t a, int32_t b);
   int32_t reduce(int32_t x, ReduceOp r);  // over the trailing axis
   int32_t store(int32_t param, int32_t x);

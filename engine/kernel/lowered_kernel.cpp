@@ -289,6 +289,7 @@ void printBody(std::ostringstream& os, const LoweredLaunch& l, const std::vector
             os << binaryOpName(static_cast<BinaryOp>(s.op)) << " " << argStr(l, s.args[0]) << ", " << argStr(l, s.args[1]);
             break;
           case LOpKind::Cast: os << "cast " << argStr(l, s.args[0]); break;
+          case LOpKind::Bitcast: os << "bitcast " << argStr(l, s.args[0]); break;
           case LOpKind::Where:
             os << "where " << argStr(l, s.args[0]) << ", " << argStr(l, s.args[1]) << ", " << argStr(l, s.args[2]);
             break;

@@ -94,7 +94,7 @@ struct BufRef {
 
 enum class LStmtKind : uint8_t { Special, Compute, Load, VLoad, Store, VStore, For, If, Barrier };
 enum class SpecialKind : uint8_t { GlobalId, LocalId, GroupId };
-enum class LOpKind : uint8_t { Copy, Unary, Binary, Cast, Where, MaskSelect };
+enum class LOpKind : uint8_t { Copy, Unary, Binary, Cast, Where, MaskSelect, Bitcast };
 
 struct LStmt {
   LStmtKind kind = LStmtKind::Compute;

@@ -548,10 +548,11 @@ class LaunchBuilder {
         return out;
       case KOpKind::Unary:
       case KOpKind::Cast:
-        for (std::size_t i = 0; i < lanes.size(); ++i)
-          out.push_back(o.kind == KOpKind::Unary ? compute1(op, o.dtype, LOpKind::Unary, o.op, {f.operands[0][i]})
-                                                 : compute1(op, o.dtype, LOpKind::Cast, 0, {f.operands[0][i]}));
+      case KOpKind::Bitcast: {
+        const LOpKind kind = o.kind == KOpKind::Unary ? LOpKind::Unary : o.kind == KOpKind::Cast ? LOpKind::Cast : LOpKind::Bitcast;
+        for (std::size_t i = 0; i < lanes.size(); ++i) out.push_back(compute1(op, o.dtype, kind, o.op, {f.operands[0][i]}));
         return out;
+      }
       case KOpKind::Binary:
       case KOpKind::Where: {
         const LOpKind kind = o.kind == KOpKind::Binary ? LOpKind::Binary : LOpKind::Where;

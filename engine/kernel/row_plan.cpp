@@ -50,6 +50,7 @@ class RowWalker {
       }
       case KOpKind::Unary:
       case KOpKind::Cast:
+      case KOpKind::Bitcast:
       case KOpKind::Binary:
       case KOpKind::Where:
         for (int32_t s : o.src) walk(s, k_.at(s).shape.empty() ? std::vector<Idx>{} : idx, mask);

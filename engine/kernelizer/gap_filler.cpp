@@ -23,7 +23,8 @@ struct UnionFind {
 };
 
 bool isElementwise(NodeKind k) {
-  return k == NodeKind::Unary || k == NodeKind::Cast || k == NodeKind::Binary || k == NodeKind::Where;
+  return k == NodeKind::Unary || k == NodeKind::Cast || k == NodeKind::Bitcast || k == NodeKind::Binary ||
+         k == NodeKind::Where;
 }
 }  // namespace
 

@@ -263,6 +263,7 @@ void Kernelizer::processClass(ClassId c) {
     case NodeKind::Const: return;  // replayed into each consumer
     case NodeKind::Unary:
     case NodeKind::Cast:
+    case NodeKind::Bitcast:
     case NodeKind::Binary:
     case NodeKind::Where: elementwise(c, n); return;
     case NodeKind::Reduce: reduce(c, n); return;
@@ -274,8 +275,6 @@ void Kernelizer::processClass(ClassId c) {
     case NodeKind::Flip: addMove(c, n); return;
     case NodeKind::Contiguous: contiguous(c, n); return;
     case NodeKind::ToDevice: toDevice(c, n); return;
-    case NodeKind::Bitcast:
-      throw Error(ErrorCode::Unsupported, "kernelizer: bitcast has no kernel IR op yet", {}, n.label());
     case NodeKind::Kernel: fail("structural node", cls(c) + " has a Kernel node as its structural node");
   }
 }
@@ -375,6 +374,7 @@ void Kernelizer::elementwise(ClassId c, const Node& n) {
   switch (n.kind) {
     case NodeKind::Unary: op = w.k.unary(args[0], n.unaryOp()); break;
     case NodeKind::Cast: op = w.k.cast(args[0], n.dtype); break;
+    case NodeKind::Bitcast: op = w.k.bitcast(args[0], n.dtype); break;
     case NodeKind::Binary: op = w.k.binary(args[0], args[1], n.binaryOp()); break;
     default: op = w.k.where(args[0], args[1], args[2]); break;
   }
@@ -638,6 +638,7 @@ int32_t Kernelizer::replay(int32_t kid, ClassId c) {
     case NodeKind::Const: op = w.k.constant(n.value); break;
     case NodeKind::Unary: op = w.k.unary(args[0], n.unaryOp()); break;
     case NodeKind::Cast: op = w.k.cast(args[0], n.dtype); break;
+    case NodeKind::Bitcast: op = w.k.bitcast(args[0], n.dtype); break;
     case NodeKind::Binary: op = w.k.binary(args[0], args[1], n.binaryOp()); break;
     case NodeKind::Where: op = w.k.where(args[0], args[1], args[2]); break;
     default: fail("replay", cls(c) + " (" + n.label() + ") is not a constant expression and cannot be replayed");
@@ -653,7 +654,7 @@ bool Kernelizer::isReplayable(ClassId c) {
     const Node& n = g_.structural(c);
     if (n.kind == NodeKind::Const) {
       r = true;
-    } else if (n.kind == NodeKind::Unary || n.kind == NodeKind::Cast || n.kind == NodeKind::Binary ||
+    } else if (n.kind == NodeKind::Unary || n.kind == NodeKind::Cast || n.kind == NodeKind::Bitcast || n.kind == NodeKind::Binary ||
                n.kind == NodeKind::Where) {
       r = true;
       for (ClassId x : n.in) r = r && isReplayable(x);

@@ -22,6 +22,7 @@ double termNodeNs(const Graph& g, NodeId id, const DeviceRates& rates) {
     case NodeKind::Binary:
     case NodeKind::Where:
     case NodeKind::Cast:
+    case NodeKind::Bitcast:
       flops = out;
       break;
     case NodeKind::Contiguous:

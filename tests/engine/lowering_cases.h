@@ -213,6 +213,22 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.cast(k.cast(k.binary(a, k.constant(Scalar::of(DType::F32, 100)), BinaryOp::Mul), DType::I32), DType::I8));
     cs.push_back({"casts", k});
   }
+  {  // bitcasts of every byte width the devices have without fp64: sign bits flipped through i32,
+     // f16 bits masked to finite values and reinterpreted back, bytes read as i8 and as bool
+    Kernel k;
+    const int32_t a = rd(k, DType::F32, {6, 5}), h = rd(k, DType::F16, {6, 5}), u = rd(k, DType::U8, {6, 5});
+    const int32_t of = rw(k, DType::F32, {6, 5}), oh = rw(k, DType::F16, {6, 5}), oi = rw(k, DType::I16, {6, 5});
+    const int32_t oc = rw(k, DType::I8, {6, 5}), ob = rw(k, DType::Bool, {6, 5}), ou = rw(k, DType::U32, {6, 5});
+    const int32_t flipped = k.binary(k.bitcast(a, DType::I32), k.constant(Scalar::ofInt(DType::I32, INT64_C(-2147483648))), BinaryOp::Xor);
+    k.store(of, k.bitcast(flipped, DType::F32));
+    const int32_t bits = k.bitcast(h, DType::I16);
+    k.store(oi, bits);
+    k.store(oh, k.bitcast(k.binary(bits, k.constant(Scalar::ofInt(DType::I16, 0x3bff)), BinaryOp::And), DType::F16));
+    k.store(oc, k.bitcast(k.binary(u, k.constant(Scalar::ofInt(DType::U8, 200)), BinaryOp::Add), DType::I8));
+    k.store(ob, k.bitcast(k.binary(u, k.constant(Scalar::ofInt(DType::U8, 3)), BinaryOp::And), DType::Bool));
+    k.store(ou, k.bitcast(k.binary(a, k.constant(Scalar::of(DType::F32, -1.5)), BinaryOp::Mul), DType::U32));
+    cs.push_back({"bitcasts", k});
+  }
   {  // an elementwise kernel big enough for tiles and vectors
     Kernel k;
     const int32_t a = rd(k, DType::F32, {33, 64}), b = rd(k, DType::F32, {33, 64}), o = rw(k, DType::F32, {33, 64});
