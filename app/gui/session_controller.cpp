@@ -203,6 +203,7 @@ void SessionController::recompileWithoutRule(const QString& rule) {
   const QString source = snapshot_->source;
   SessionOptions options = snapshot_->session->options();
   options.rewrite.off.push_back(rule.toStdString());
+  ablationRule_ = rule;
   runJob(RequestKind::Ablation, tr("Compiling without %1").arg(rule), [this, program, source, options, rule](const std::atomic<bool>& cancel) {
     Outcome o;
     o.ablation = RuleAblation{rule, nullptr, QString()};
@@ -349,6 +350,7 @@ void SessionController::close() {
 
 void SessionController::cancel() {
   if (!busy_) return;
+  const bool ablating = jobs_[static_cast<std::size_t>(RequestKind::Ablation)].running;
   for (Job& j : jobs_) {
     if (j.cancel) j.cancel->store(true);
     j.cancel.reset();
@@ -356,6 +358,9 @@ void SessionController::cancel() {
     j.running = false;
   }
   busy_ = false;
+  // The cancelled job never delivers: the views waiting for its answer get one now.
+  if (ablating)
+    for (SessionView* v : views_) v->ruleAblated(RuleAblation{ablationRule_, nullptr, tr("cancelled")});
   emit busyChanged(false, tr("Cancelled"));
 }
 

@@ -105,6 +105,7 @@ class SessionController : public QObject, public SessionContext {
     bool running = false;
   };
   std::array<Job, kNumRequestKinds> jobs_;
+  QString ablationRule_;  // of the running "without this rule" compile, told to the views on cancel
   bool busy_ = false;
   QueryRunner queries_;
   SessionOptions options_;

@@ -557,6 +557,14 @@ class TestMainWindow : public QObject {
     const QString text = view->comparison()->text();
     QVERIFY2(text.contains("without " + rule) && text.contains("all rules"), qPrintable(text));
     QVERIFY(view->recompileButton()->isEnabled());
+
+    // Cancelled, it answers at once: the dock says so and can be asked again.
+    view->recompileButton()->click();
+    QVERIFY(!view->recompileButton()->isEnabled());
+    w.controller().cancel();
+    QVERIFY2(view->comparison()->text().contains("cancelled"), qPrintable(view->comparison()->text()));
+    QVERIFY(view->recompileButton()->isEnabled());
+    QVERIFY(waitIdle(w, 120000));
   }
 
   // Requests carry a kind: a comparison asked for while a compile runs leaves it running (both
