@@ -133,12 +133,7 @@ void SessionController::compile() {
       Program p = fromSource ? parseKs(source.toStdString(), "session.ks") : Program(*program);
       o.programKey = p.cacheKey();
       auto session = std::make_shared<Session>(std::move(p), options);
-      Progress progress(
-          [this](double f, const std::string& what) {
-            QMetaObject::invokeMethod(this, [this, f, w = QString::fromStdString(what)] { emit this->progress(f, w); },
-                                      Qt::QueuedConnection);
-          },
-          const_cast<std::atomic<bool>*>(&cancel));
+      Progress progress = workerProgress(cancel);
       session->runTo(Stage::Planned, progress);
       // Execute the plan once and check it against host, so the plan timeline, the device
       // comparison and the output values have a run to show.
@@ -197,6 +192,16 @@ void SessionController::compareDevices(const QStringList& selections, int repeat
   }, snapshot_->path);
 }
 
+// A worker job's progress, reported on the GUI thread, stopping when its cancel flag is set.
+Progress SessionController::workerProgress(const std::atomic<bool>& cancel) {
+  return Progress(
+      [this](double f, const std::string& what) {
+        QMetaObject::invokeMethod(this, [this, f, w = QString::fromStdString(what)] { emit this->progress(f, w); },
+                                  Qt::QueuedConnection);
+      },
+      const_cast<std::atomic<bool>*>(&cancel));
+}
+
 void SessionController::recompileWithoutRule(const QString& rule) {
   if (!snapshot_ || !snapshot_->session) return;
   std::shared_ptr<const Program> program = programToCompile();
@@ -211,12 +216,7 @@ void SessionController::recompileWithoutRule(const QString& rule) {
       if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
       Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
       auto session = std::make_shared<Session>(std::move(p), options);
-      Progress progress(
-          [this](double f, const std::string& what) {
-            QMetaObject::invokeMethod(this, [this, f, w = QString::fromStdString(what)] { emit this->progress(f, w); },
-                                      Qt::QueuedConnection);
-          },
-          const_cast<std::atomic<bool>*>(&cancel));
+      Progress progress = workerProgress(cancel);
       session->runTo(Stage::Planned, progress);
       session->run({}, false, progress);  // a measured plan time beside the shown session's
       o.ablation->without = session;

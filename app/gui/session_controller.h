@@ -70,6 +70,7 @@ class SessionController : public QObject, public SessionContext {
   void comparisonChanged();
 
  private:
+  Progress workerProgress(const std::atomic<bool>& cancel);
   struct Outcome {
     std::shared_ptr<const Program> program;
     std::shared_ptr<const Session> session;
