@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "views/graph_view.h"
+#include "views/session_measures.h"
 #include "views/table_fit.h"
 
 namespace ks {
@@ -16,6 +17,7 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   // The class table runs under the graph, as wide as it: e-node labels and "why" texts are long.
   auto* split = new QSplitter(Qt::Vertical, this);
   graph_ = new GraphView(split);
+  graph_->showOverlayControls();
   auto* side = new QWidget(split);
   auto* sideLayout = new QVBoxLayout(side);
   sideLayout->setContentsMargins(4, 4, 4, 4);
@@ -63,6 +65,13 @@ void EGraphView::sessionLoaded(const SessionSnapshot& s) {
   std::shared_ptr<const Extraction> extraction;
   if (s.session && s.session->hasStage(Stage::Extracted)) extraction = {s.session, &s.session->trace().extraction};
   showGraph(s.program, extraction);
+  // The session arrives with its last run: the overlay's numbers are ready with the picture.
+  if (s.session) graph_->setMeasures(sessionMeasures(graph_->model(), s));
+}
+
+// Peaks measured later (Devices view) change "% of peak"; the picture stays.
+void EGraphView::comparisonChanged(const SessionSnapshot& s) {
+  if (s.session && program_) graph_->setMeasures(sessionMeasures(graph_->model(), s));
 }
 
 void EGraphView::sessionClosed() {

@@ -21,6 +21,7 @@ class EGraphView : public QWidget, public SessionView {
   void sessionLoaded(const SessionSnapshot& s) override;
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
+  void comparisonChanged(const SessionSnapshot& s) override;
 
   // Shows a program's graph with what extraction chose (null before extraction), as
   // `export --view egraph` draws it.

@@ -6,6 +6,8 @@
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
 
+#include "views/heat_scale.h"
+
 namespace ks {
 
 GraphNodeItem::GraphNodeItem(const QRectF& rect, const viz::Node& node, GraphItemRef ref)
@@ -21,7 +23,49 @@ GraphNodeItem::GraphNodeItem(const QRectF& rect, const viz::Node& node, GraphIte
   setZValue(2);
 }
 
-QRectF GraphNodeItem::boundingRect() const { return rect_.adjusted(-3, -3, 3, 3); }
+namespace {
+QFont badgeFont() {
+  QFont f;
+  f.setPointSizeF(8);
+  return f;
+}
+}  // namespace
+
+QRectF GraphNodeItem::boundingRect() const {
+  const QRectF r = rect_.adjusted(-3, -3, 3, 3);
+  return overlay_.value.isEmpty() ? r : r.united(badgeRect().adjusted(-1, -1, 1, 1));
+}
+
+// The value badge sits on the node's top-right corner: edges meet a box at the middle of its top
+// and bottom sides, so a corner hides none of them.
+QRectF GraphNodeItem::badgeRect() const {
+  const QFontMetricsF fm(badgeFont());
+  const qreal w = fm.horizontalAdvance(overlay_.value) + 8, h = fm.height() + 2;
+  return QRectF(rect_.right() - w + 6, rect_.top() - h + 5, w, h);
+}
+
+void GraphNodeItem::setOverlay(const NodeOverlay& o) {
+  if (o == overlay_) return;
+  prepareGeometryChange();  // the badge may widen the bounds; the node itself does not move
+  overlay_ = o;
+  update();
+}
+
+QColor GraphNodeItem::fillColor() const {
+  if (matched_) return QColor("#fff9db");
+  if (overlay_.on) return overlay_.fill;
+  return QColor(viz::paletteOf(style_).fill);
+}
+
+void GraphNodeItem::paintBadge(QPainter* p) const {
+  const QRectF b = badgeRect();
+  p->setPen(QPen(QColor("#495057"), 1.0));
+  p->setBrush(QColor(255, 255, 255, 240));
+  p->drawRoundedRect(b, 3, 3);
+  p->setFont(badgeFont());
+  p->setPen(QColor("#212529"));
+  p->drawText(b, Qt::AlignCenter, overlay_.value);
+}
 
 void GraphNodeItem::setMatched(bool m) {
   if (m == matched_) return;
@@ -44,7 +88,8 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
     width = 3.0;
   }
   p->setPen(QPen(border, width));
-  p->setBrush(matched_ ? QColor("#fff9db") : QColor(palette.fill));
+  const QColor fill = fillColor();
+  p->setBrush(fill);
   if (lod < 0.3) {  // far away: a plain block is all that can be seen
     p->drawRect(rect_);
     return;
@@ -54,11 +99,18 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
     p->drawRoundedRect(rect_.translated(3, -3), 4, 4);
   }
   p->drawRoundedRect(rect_, 4, 4);
+  if (overlay_.on && !overlay_.measured && !matched_) {
+    // Hatched grey: "no measurement" must not read as "the lightest value".
+    p->setPen(Qt::NoPen);
+    p->setBrush(QBrush(QColor("#adb5bd"), Qt::BDiagPattern));
+    p->drawRoundedRect(rect_, 4, 4);
+  }
+  if (!overlay_.value.isEmpty()) paintBadge(p);
   QFont f = p->font();
   f.setPointSizeF(9);
   f.setBold(true);
   p->setFont(f);
-  p->setPen(QColor("#212529"));
+  p->setPen(overlay_.on ? HeatScale::textOn(fill) : QColor("#212529"));
   const int nl = label_.indexOf('\n');
   if (lod < 0.7 || nl < 0) {
     p->drawText(rect_, Qt::AlignCenter, nl < 0 ? label_ : label_.left(nl));

@@ -1,6 +1,7 @@
 // The QGraphicsItems of a graph view: nodes, edges and cluster frames, each painting itself
 // with level of detail (text only when it is readable at the current zoom).
 #pragma once
+#include <QColor>
 #include <QGraphicsItem>
 #include <QPainterPath>
 
@@ -15,6 +16,16 @@ struct GraphItemRef {
   int cluster = -1;
 };
 
+// What the "colour by" overlay paints on a node in place of its style's fill. Only brushes and
+// the badge change: the node's rectangle stays where the layout put it.
+struct NodeOverlay {
+  bool on = false;        // an overlay metric is chosen
+  bool measured = false;  // else the node is drawn grey and hatched
+  QColor fill;
+  QString value;  // the badge's text ("12.3 us"); empty: no badge
+  bool operator==(const NodeOverlay&) const = default;
+};
+
 class GraphNodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 1 };
@@ -27,14 +38,22 @@ class GraphNodeItem : public QGraphicsItem {
   const QString& id() const { return id_; }  // the picture's node id
   void setMatched(bool m);
   bool matched() const { return matched_; }
+  void setOverlay(const NodeOverlay& o);
+  const NodeOverlay& overlay() const { return overlay_; }
+  // The colour its box is filled with now (the find highlight, the overlay, or its style's).
+  QColor fillColor() const;
+  const QRectF& rect() const { return rect_; }  // where the layout put it
 
  private:
+  QRectF badgeRect() const;
+  void paintBadge(QPainter* p) const;
   QRectF rect_;
   QString label_;
   QString id_;
   viz::Style style_;
   bool highlighted_;
   bool matched_ = false;
+  NodeOverlay overlay_;
   GraphItemRef ref_;
 };
 

@@ -18,6 +18,8 @@
 #include "engine/viz/picture_dot.h"
 #include "views/graph_items.h"
 #include "views/layout_worker.h"
+#include "views/overlay_controls.h"
+#include "views/overlay_legend.h"
 
 namespace ks {
 
@@ -49,6 +51,7 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
   statusLabel_->setStyleSheet("QLabel { background: rgba(255,255,255,220); color: #343a40; padding: 3px 6px;"
                               " border: 1px solid #dee2e6; border-radius: 3px; }");
   statusLabel_->hide();
+  legend_ = new OverlayLegend(this);
   positionOverlays();
 }
 
@@ -71,6 +74,8 @@ void GraphView::clear() {
   view_ = viz::CollapsedView();
   overviewLayout_.reset();
   partLayouts_.clear();
+  overlay_.clearMeasures();  // they were of the old picture; the chosen metric stays
+  applyOverlay();
   setStatus(QString());
 }
 
@@ -200,6 +205,7 @@ void GraphView::compose() {
     scene_->addItem(new GraphEdgeItem(ep->path.translated(off), ep->hasArrow, ep->arrowBase + off, ep->arrowTip + off, edge,
                                       QString::fromStdString(vis.nodes[edge.from].id), QString::fromStdString(vis.nodes[edge.to].id)));
   }
+  applyOverlay();  // before the scene rect, which then includes any value badges
   scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20));
   if (fitAfterLayout_) fitReadable();
   setStatus(statusSummary());
@@ -240,6 +246,35 @@ void GraphView::setStatus(const QString& s) {
   statusLabel_->adjustSize();
   positionOverlays();
   emit statusChanged(s);
+}
+
+void GraphView::setMeasures(std::vector<std::optional<viz::Measure>> measures) {
+  overlay_.setMeasures(std::move(measures));
+  applyOverlay();
+}
+
+void GraphView::setColourBy(viz::Metric metric) {
+  overlay_.setMetric(metric);
+  applyOverlay();
+}
+
+void GraphView::setShowValues(bool on) {
+  overlay_.setShowValues(on);
+  applyOverlay();
+}
+
+void GraphView::showOverlayControls() {
+  if (overlayControls_) return;
+  overlayControls_ = new OverlayControls(this, this);
+  overlayControls_->show();
+  positionOverlays();
+}
+
+void GraphView::applyOverlay() {
+  overlay_.apply(scene_->items());
+  const int measured = overlay_.measuredCount();
+  legend_->setScale(overlay_.metric(), overlay_.scale(), measured, int(full_.nodes.size()) - measured);
+  positionOverlays();
 }
 
 void GraphView::onSceneSelection() {
@@ -410,6 +445,10 @@ void GraphView::positionOverlays() {
   const QRect vp = viewport()->geometry();
   findEdit_->move(vp.right() - findEdit_->width() - 8, vp.top() + 8);
   statusLabel_->move(vp.left() + 6, vp.bottom() - statusLabel_->height() - 6);
+  // Controls top-left and the key bottom-right: a graph fitted to the view starts at the top
+  // centre, so the corners are where it is least in the way.
+  if (overlayControls_) overlayControls_->move(vp.left() + 8, vp.top() + 8);
+  legend_->move(vp.right() - legend_->width() - 8, vp.bottom() - legend_->height() - 8);
 }
 
 bool GraphView::exportSvg(const QString& path) const {

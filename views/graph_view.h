@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "engine/viz/collapse.h"
+#include "engine/viz/node_measures.h"
 #include "views/graph_layout.h"
+#include "views/graph_overlay.h"
 
 class QLineEdit;
 class QLabel;
@@ -21,6 +23,8 @@ namespace ks {
 
 class LayoutJob;
 class GraphNodeItem;
+class OverlayLegend;
+class OverlayControls;
 
 class GraphView : public QGraphicsView {
   Q_OBJECT
@@ -65,6 +69,19 @@ class GraphView : public QGraphicsView {
   // fit(), but never so small that labels cannot be read: then fits the width and shows the top.
   void fitReadable();
 
+  // "Colour by": what was measured for each node of the current picture (viz::nodeMeasures of
+  // model(); dropped with the picture by setModel and clear), the metric nodes are coloured by
+  // (None: their own style) and whether each shows its value. Repaints only, never a layout.
+  void setMeasures(std::vector<std::optional<viz::Measure>> measures);
+  void setColourBy(viz::Metric metric);
+  void setShowValues(bool on);
+  const GraphOverlay& overlay() const { return overlay_; }
+  const OverlayLegend* legend() const { return legend_; }
+  // The "Colour by" combo and "Values" box, floating in the top-left corner; only views with
+  // measured nodes (e-graph, plan) ask for them. Null until then.
+  void showOverlayControls();
+  OverlayControls* overlayControls() const { return overlayControls_; }
+
   bool exportSvg(const QString& path) const;
   bool exportPng(const QString& path) const;
   bool exportDot(const QString& path) const;
@@ -94,6 +111,7 @@ class GraphView : public QGraphicsView {
   void positionOverlays();
   void setStatus(const QString& s);
   QString statusSummary() const;
+  void applyOverlay();
 
   QGraphicsScene* scene_;
   viz::Picture full_;
@@ -111,6 +129,9 @@ class GraphView : public QGraphicsView {
   int matchIndex_ = -1;
   QLineEdit* findEdit_;
   QLabel* statusLabel_;
+  GraphOverlay overlay_;
+  OverlayLegend* legend_;
+  OverlayControls* overlayControls_ = nullptr;
 };
 
 }  // namespace ks

@@ -18,6 +18,7 @@
 #include "engine/plan/timing_gap.h"
 #include "engine/session/session_pictures.h"
 #include "views/graph_view.h"
+#include "views/session_measures.h"
 #include "views/table_export.h"
 #include "views/table_fit.h"
 
@@ -70,6 +71,7 @@ PlanView::PlanView(SessionContext* context, QWidget* parent) : QWidget(parent), 
   timelineView_->setToolTip(tr("Last run: one lane per device, bars sized by measured time"));
 
   graph_ = new GraphView(this);
+  graph_->showOverlayControls();  // they travel with the graph when the window puts it in a tab
   graph_->setToolTip(tr("The plan: launches grouped per device, copies between them, edges are the buffers they pass"));
 
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -143,7 +145,14 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
                        .arg(plan.predictedNs / 1e3, 0, 'f', 1) +
                    (gap_.steps.empty() ? QString() : "\n" + QString::fromStdString(gap_.summary)) + candidatesText(t.planChoice));
   graph_->setModel(planPictureOf(*session_));
+  graph_->setMeasures(sessionMeasures(graph_->model(), s));
   buildTimeline();
+}
+
+// Peaks measured later (Devices view) change "% of peak"; the plan stays.
+void PlanView::comparisonChanged(const SessionSnapshot& s) {
+  if (session_ && s.session == session_ && session_->hasStage(Stage::Planned))
+    graph_->setMeasures(sessionMeasures(graph_->model(), s));
 }
 
 // Measured beside predicted for every step of the last run; steps off by more than 2x are red,

@@ -27,6 +27,7 @@ class PlanView : public QWidget, public SessionView {
   void sessionLoaded(const SessionSnapshot& s) override;
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
+  void comparisonChanged(const SessionSnapshot& s) override;
 
   QTableView* table() const { return table_; }
   QStandardItemModel* model() const { return model_; }

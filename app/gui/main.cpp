@@ -6,10 +6,33 @@
 #include <QStandardItemModel>
 #include <QTimer>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "app/gui/main_window.h"
 #include "views/devices_view.h"
+#include "views/graph_view.h"
+#include "views/overlay_controls.h"
+
+namespace {
+// --colour-by and --values for every graph view that has the overlay (e-graph, plan); the choice
+// stays across the compile that follows, as a user's would.
+bool applyOverlay(ks::MainWindow& w, const QString& name, bool values) {
+  static const std::map<QString, ks::viz::Metric> kByName = {{"none", ks::viz::Metric::None},
+                                                            {"time", ks::viz::Metric::Time},
+                                                            {"gbs", ks::viz::Metric::GBs},
+                                                            {"gflops", ks::viz::Metric::GFlops},
+                                                            {"peak", ks::viz::Metric::PeakPct}};
+  auto it = kByName.find(name.toLower());
+  if (it == kByName.end()) return false;
+  for (ks::GraphView* g : w.findChildren<ks::GraphView*>()) {
+    if (!g->overlayControls()) continue;
+    g->overlayControls()->setMetric(it->second);
+    g->overlayControls()->setShowValues(values);
+  }
+  return true;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -37,12 +60,16 @@ int main(int argc, char** argv) {
                            "NAMES");
   QCommandLineOption hide("hide", "Views to close, comma-separated (e.g. Program,Log), to give the others room.", "NAMES");
   QCommandLineOption dockWidth("dock-width", "Width in pixels of the raised views' dock area (with --raise).", "PX", "0");
+  QCommandLineOption colourBy("colour-by", "Colour e-graph and plan nodes by: none, time, gbs, gflops or peak.", "METRIC", "none");
+  QCommandLineOption values("values", "Show each node's measured value (with --colour-by).");
   QCommandLineOption selectKernel("select-kernel", "Select this kernel (index) before --screenshot.", "N");
   parser.addOption(compare);
   parser.addOption(raise);
   parser.addOption(dockWidth);
   parser.addOption(hide);
   parser.addOption(selectKernel);
+  parser.addOption(colourBy);
+  parser.addOption(values);
   parser.addOption(compile);
   parser.addOption(tune);
   parser.addOption(devices);
@@ -89,6 +116,8 @@ int main(int argc, char** argv) {
       QObject::disconnect(*conn);
     });
   }
+  if (!applyOverlay(w, parser.value(colourBy), parser.isSet(values)))
+    std::fprintf(stderr, "unknown --colour-by %s (none, time, gbs, gflops, peak)\n", qPrintable(parser.value(colourBy)));
   for (const QString& name : parser.value(hide).split(',', Qt::SkipEmptyParts))
     for (QDockWidget* d : w.findChildren<QDockWidget*>())
       if (d->objectName().compare(name.trimmed() + "Dock", Qt::CaseInsensitive) == 0) d->close();
