@@ -44,7 +44,7 @@ class Importer {
       if (it == values_.end()) throw Error(ErrorCode::Parse, "graph output '" + o.name() + "' is not produced by any node", {file_});
       b_.output(o.name(), materialize(it->second));
     }
-    OnnxImportResult r{b_.finish(), constantInputs_, opset_};
+    OnnxImportResult r{b_.finish(), constantInputs_, opset_, std::move(nodes_)};
     return r;
   }
 
@@ -177,6 +177,18 @@ class Importer {
       out[k].initializer = false;
       values_[n.outputs[k]] = out[k];
     }
+    recordNode(n, out);
+  }
+
+  // The node's row of OnnxImportResult::nodes; its classes come from provenance (noted under `at`).
+  void recordNode(const OnnxNode& n, const std::vector<OnnxValue>& out) {
+    OnnxNodeInfo info{n.name, n.opType, n.inputs, n.outputs, {}, {}};
+    for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+      const bool known = !n.outputs[k].empty() && k < out.size() && out[k].present;
+      info.outputShapes.push_back(known ? out[k].shape() : Shape{});
+      info.outputDTypes.push_back(known ? out[k].dtype() : DType::F32);
+    }
+    nodes_.push_back(std::move(info));
   }
 
   // Lowers a node whose operands are all constants into a scratch program and evaluates it.
@@ -207,6 +219,7 @@ class Importer {
   std::unordered_map<std::string, OnnxValue> values_;
   std::set<std::string> needConst_;
   std::vector<std::string> constantInputs_;
+  std::vector<OnnxNodeInfo> nodes_;
 };
 
 std::string readAll(const std::string& path) { return readFile(path, "an ONNX model (.onnx)"); }

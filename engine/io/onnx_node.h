@@ -28,7 +28,7 @@ struct OnnxAttr {
 };
 
 struct OnnxNode {
-  std::string name;  // node name, or "<op type> #<index>" when the model leaves it empty
+  std::string name;  // node name, or "<op type>_<index>" when the model leaves it empty
   std::string opType;
   int64_t opset = 0;  // the model's default-domain opset
   std::vector<std::string> inputs;   // "" = absent optional input

@@ -65,7 +65,7 @@ HostTensor tensorFromProto(const onnx::TensorProto& t, const std::string& what, 
 OnnxNode nodeFromProto(const onnx::NodeProto& n, int64_t opset, std::size_t index, const SourceLoc& where) {
   OnnxNode r;
   r.opType = n.op_type();
-  r.name = n.name().empty() ? n.op_type() + " #" + std::to_string(index) : n.name();
+  r.name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
   r.opset = opset;
   for (const auto& i : n.input()) r.inputs.push_back(i);
   for (const auto& o : n.output()) r.outputs.push_back(o);
