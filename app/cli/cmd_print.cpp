@@ -1,9 +1,11 @@
 // `print`: loads a program and prints its e-graph dump (a quick look without compiling), or the
 // program as .ks text (--ks: the source, or the graph form for ONNX; --ks-graph: always the graph
-// form), which parses back to the same e-graph.
+// form), which parses back to the same e-graph; or the ONNX nodes it was imported from (--onnx-nodes).
 #include <cstdio>
+#include <filesystem>
 
 #include "app/cli/commands.h"
+#include "app/cli/onnx_node_table.h"
 #include "app/cli/program_loader.h"
 #include "engine/io/ks_printer.h"
 #include "engine/io/program_source.h"
@@ -12,14 +14,26 @@ namespace ks::cli {
 
 int cmdPrint(int argc, char** argv) {
   Args args("print");
-  bool dump = false, ks = false, ksGraph = false;
+  bool dump = false, ks = false, ksGraph = false, onnxNodes = false, json = false;
   args.app().add_flag("--dump", dump, "the e-graph dump (the default)");
   args.app().add_flag("--ks", ks, "the program as .ks text");
   args.app().add_flag("--ks-graph", ksGraph, "the e-graph as .ks text");
+  args.app().add_flag("--onnx-nodes", onnxNodes, "the ONNX nodes of a model: name, op type, inputs, outputs, shapes, classes");
+  args.app().add_flag("--json", json, "with --onnx-nodes: a JSON array");
   args.positionals("FILE", "a .ks program or an .onnx model");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE"};
-  Program p = loadProgram(args.positional()[0]);
+  if (json && !onnxNodes) throw UsageError{"--json goes with --onnx-nodes"};
+  const std::string& file = args.positional()[0];
+  if (onnxNodes) {
+    // A .ks program has no ONNX nodes: an error says so rather than an empty table.
+    if (std::filesystem::path(file).extension() != ".onnx")
+      throw Error(ErrorCode::Unsupported, "not an ONNX model (.onnx): it has no ONNX nodes", {file});
+    const OnnxImportResult m = importOnnxModel(file);
+    std::printf("%s", (json ? onnxNodeTableJson(m) : onnxNodeTableText(m)).c_str());
+    return 0;
+  }
+  Program p = loadProgram(file);
   if (ks || ksGraph) {
     std::printf("%s", (ksGraph ? printKsGraph(p) : printKs(p)).c_str());
     return 0;

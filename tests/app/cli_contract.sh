@@ -302,6 +302,35 @@ print("ok: dynamic batch %d: outputs [%d, 4], verified" % (batch, batch))
 PY
   done
 fi
+# print --onnx-nodes: the ONNX nodes of the LeNet sample under their exporter names (needs ONNX support).
+cnn="$src/samples/onnx/cnn.onnx"
+"$cli" print "$cnn" >"$tmp/out" 2>"$tmp/err"
+if ! grep -q "no ONNX support" "$tmp/err"; then
+  expect 0 "print --onnx-nodes" -- "$cli" print "$cnn" --onnx-nodes
+  head -1 "$tmp/out" | grep -qE '^name +op type +inputs +outputs +shape +classes$' || { echo "FAIL: print --onnx-nodes header"; head -2 "$tmp/out"; fail=1; }
+  grep -qE '^/c1/Conv +Conv +[^ ]+,c1\.weight,c1\.bias +/c1/Conv_output_0 +f32\[16, 6, 28, 28\] +%[0-9]+( %[0-9]+)*$' "$tmp/out" ||
+    { echo "FAIL: print --onnx-nodes has no /c1/Conv row"; cat "$tmp/out"; fail=1; }
+  [ "$(grep -c . "$tmp/out")" = 14 ] || { echo "FAIL: print --onnx-nodes: not 13 nodes and a header"; fail=1; }
+  expect 0 "print --onnx-nodes --json" -- "$cli" print "$cnn" --onnx-nodes --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, list) and len(d) == 13, d
+for n in d:
+    assert set(n) == {"name", "op_type", "inputs", "outputs", "shapes", "classes"}, n
+    assert len(n["shapes"]) == len(n["outputs"]) and n["classes"] == sorted(n["classes"]) and n["classes"], n
+names = [n["name"] for n in d]
+assert names[:4] == ["/c1/Conv", "/Relu", "/MaxPool", "/c2/Conv"] and names[-1] == "/LogSoftmax", names
+c = d[0]
+assert c["op_type"] == "Conv" and c["inputs"][1:] == ["c1.weight", "c1.bias"] and c["outputs"] == ["/c1/Conv_output_0"], c
+assert c["shapes"] == [{"dtype": "f32", "shape": [16, 6, 28, 28]}], c["shapes"]
+assert d[6]["op_type"] == "Flatten" and d[6]["shapes"][0]["shape"] == [16, 400], d[6]
+print("ok: print --onnx-nodes --json, %d nodes" % len(d))
+PY
+  expect 1 "print --onnx-nodes of a .ks program" -- "$cli" print "$src/samples/softmax.ks" --onnx-nodes
+  grep -q "no ONNX nodes" "$tmp/err" || { echo "FAIL: print --onnx-nodes of .ks does not say why"; cat "$tmp/err"; fail=1; }
+fi
+expect 2 "print --json without --onnx-nodes" -- "$cli" print "$src/samples/softmax.ks" --json
 # export --format json: the picture (nodes, edges, clusters, groups by id) and what a view shows.
 expect 0 "export egraph as json" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --out "$tmp/e.json"
 python3 - "$tmp/e.json" <<'PY' || fail=1

@@ -1,0 +1,16 @@
+// `print --onnx-nodes`: the table of the ONNX nodes a program was imported from, as text columns
+// or as JSON.
+#pragma once
+#include <string>
+
+#include "engine/io/onnx_importer.h"
+
+namespace ks::cli {
+
+// One line per node: name, op type, inputs, outputs, result types, the classes it made (%N, as
+// the e-graph dump numbers them), under a header line.
+std::string onnxNodeTableText(const OnnxImportResult& m);
+// A JSON array of {name, op_type, inputs, outputs, shapes, classes} (shapes: {dtype, shape} per output).
+std::string onnxNodeTableJson(const OnnxImportResult& m);
+
+}  // namespace ks::cli
