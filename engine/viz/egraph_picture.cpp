@@ -1,9 +1,11 @@
-// egraphPicture: classes become clusters, e-nodes boxes, consecutive classes groups.
+// egraphPicture: classes become clusters, e-nodes boxes, ONNX name scopes or consecutive classes groups.
 #include "engine/viz/egraph_picture.h"
 
 #include <algorithm>
 #include <map>
 #include <unordered_set>
+
+#include "engine/viz/scope_groups.h"
 
 namespace ks::viz {
 
@@ -106,11 +108,13 @@ ChunkOrder chunkOrder(const Graph& g) {
   return {order, leaf};
 }
 
-void groupClasses(const Graph& g, Picture& p, int maxGroups) {
+void groupClasses(const Graph& g, Picture& p, int maxGroups, const std::vector<std::vector<SourcePlace>>& places) {
   const std::size_t nClasses = p.clusters.size();
   if (static_cast<int>(p.nodes.size()) <= kCollapseThreshold || maxGroups <= 0 || nClasses == 0) return;
   const ChunkOrder chunks = chunkOrder(g);
   const std::vector<uint32_t>& order = chunks.order;
+  // An imported model's own structure (its modules) names groups better than id ranges do.
+  if (groupByNodeScope(g, places, order, p, maxGroups)) return;
   const std::size_t per = (nClasses + static_cast<std::size_t>(maxGroups) - 1) / static_cast<std::size_t>(maxGroups);
   for (std::size_t start = 0, end = 0; start < nClasses; start = end) {
     end = std::min(nClasses, start + per);
@@ -192,7 +196,7 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
       p.edges.push_back(e);
     }
   }
-  groupClasses(g, p, options.maxGroups);
+  groupClasses(g, p, options.maxGroups, places);
   return p;
 }
 
