@@ -4,17 +4,19 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "views/rewrite_growth_chart.h"
+#include "views/rewrite_rows_filter.h"
 #include "views/rewrites_model.h"
 
 namespace ks {
@@ -52,9 +54,11 @@ RewritesView::RewritesView(SessionContext* context, QWidget* parent)
     : QWidget(parent),
       context_(context),
       model_(new RewritesModel(this)),
-      proxy_(new QSortFilterProxyModel(this)),
+      proxy_(new RewriteRowsFilter(this)),
       table_(new QTableView(this)),
       summary_(new QLabel(this)),
+      hideIdle_(new QCheckBox(this)),
+      ruleFilter_(new QLineEdit(this)),
       chart_(new QChartView(new QChart, this)),
       recompile_(new QPushButton(tr("Recompile without this rule"), this)),
       comparison_(new QLabel(this)) {
@@ -73,9 +77,20 @@ RewritesView::RewritesView(SessionContext* context, QWidget* parent)
   recompile_->setToolTip(tr("Compile, plan and run the program again with the selected row's rule off, and "
                             "show both plans' times side by side"));
   comparison_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hideIdle_->setChecked(proxy_->hidesIdle());
+  hideIdle_->setToolTip(tr("Hide the rows of rules that matched nothing in their round (banned rows stay)"));
+  ruleFilter_->setPlaceholderText(tr("Filter rules…"));
+  ruleFilter_->setClearButtonEnabled(true);
+  connect(hideIdle_, &QCheckBox::toggled, this, [this](bool on) {
+    proxy_->setHideIdle(on);
+    updateFilterLabel();
+  });
+  connect(ruleFilter_, &QLineEdit::textChanged, this, [this](const QString& t) { proxy_->setRuleText(t); });
   connect(recompile_, &QPushButton::clicked, this, &RewritesView::recompileWithoutSelected);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RewritesView::updateButton);
   auto* actions = new QHBoxLayout;
+  actions->addWidget(hideIdle_);
+  actions->addWidget(ruleFilter_);
   actions->addWidget(recompile_);
   actions->addWidget(comparison_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -94,6 +109,7 @@ void RewritesView::sessionLoaded(const SessionSnapshot& s) {
   model_->setSession(session_);
   summary_->setText(session_ ? summaryText(session_->trace().rewrite) : tr("Not compiled yet: compile to see the rewrites."));
   table_->resizeColumnsToContents();
+  updateFilterLabel();
   pendingRule_.clear();
   comparison_->clear();
   redrawChart();
@@ -104,6 +120,7 @@ void RewritesView::sessionClosed() {
   session_.reset();
   model_->setSession(nullptr);
   summary_->setText(tr("Nothing loaded."));
+  updateFilterLabel();
   pendingRule_.clear();
   comparison_->clear();
   redrawChart();
@@ -115,6 +132,10 @@ QString RewritesView::selectedRule() const {
   if (rows.isEmpty()) return {};
   const RuleRound* r = model_->row(proxy_->mapToSource(rows.front()).row());
   return r ? QString::fromStdString(r->rule) : QString();
+}
+
+void RewritesView::updateFilterLabel() {
+  hideIdle_->setText(tr("Hide idle rules (%1 rows)").arg(proxy_->idleRows()));
 }
 
 void RewritesView::updateButton() {

@@ -8,13 +8,15 @@
 #include "views/session_view.h"
 
 class QChartView;
+class QCheckBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace ks {
 
+class RewriteRowsFilter;
 class RewritesModel;
 
 class RewritesView : public QWidget, public SessionView {
@@ -29,6 +31,8 @@ class RewritesView : public QWidget, public SessionView {
 
   RewritesModel* model() const { return model_; }
   QTableView* table() const { return table_; }
+  QCheckBox* hideIdleBox() const { return hideIdle_; }
+  QLineEdit* ruleFilter() const { return ruleFilter_; }
   QLabel* summary() const { return summary_; }
   QChartView* chart() const { return chart_; }
   QPushButton* recompileButton() const { return recompile_; }
@@ -40,13 +44,16 @@ class RewritesView : public QWidget, public SessionView {
  private:
   void redrawChart();
   void updateButton();
+  void updateFilterLabel();
   void recompileWithoutSelected();
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
   RewritesModel* model_;
-  QSortFilterProxyModel* proxy_;
+  RewriteRowsFilter* proxy_;
   QTableView* table_;
   QLabel* summary_;
+  QCheckBox* hideIdle_;
+  QLineEdit* ruleFilter_;
   QChartView* chart_;
   QPushButton* recompile_;
   QLabel* comparison_;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "engine/core/error.h"
+#include "engine/io/npy.h"
 #include "engine/io/program_source.h"
 #include "engine/program/op_registry.h"
 
@@ -171,9 +172,29 @@ const char* exactBinaryName(BinaryOp b, DType t) {
   }
 }
 
+// Writes the parameter's data as NAME.npy under `weights` and answers its data(...) initializer.
+std::string weightFile(const KsWeightFiles& weights, const std::string& name, const ParamInit& in, DType t,
+                       const Shape& s) {
+  if (!in.data) throw Error(ErrorCode::Internal, "parameter data is missing");
+  const std::string file = name + ".npy";
+  writeNpy((weights.dir / file).string(), in.data->castTo(t).reshaped(s));
+  const std::string ref = weights.reference.empty() || weights.reference.back() == '/' ? weights.reference + file
+                                                                                         : weights.reference + "/" + file;
+  return "data(\"" + ref + "\")";
+}
+
 }  // namespace
 
-std::string printKsGraph(const Program& p) {
+std::string printKsGraph(const Program& p, const KsWeightFiles* weights) {
+  if (weights) {
+    if (weights->reference.find_first_of("\"\\\n") != std::string::npos)
+      throw Error(ErrorCode::Usage, "the weights folder '" + weights->reference +
+                                        "' cannot be written in a .ks string (it holds a quote, backslash or newline)");
+    std::error_code ec;
+    std::filesystem::create_directories(weights->dir, ec);
+    if (ec || !std::filesystem::is_directory(weights->dir))
+      throw Error(ErrorCode::Io, "cannot create the weights folder " + weights->dir.string() + ": " + ec.message());
+  }
   const Graph& g = p.graph;
   std::ostringstream os;
   os << "# " << (p.name.empty() ? "program" : p.name)
@@ -212,7 +233,11 @@ std::string printKsGraph(const Program& p) {
         } else if (l.kind == LeafKind::Param) {
           auto it = paramOf.find(n.ref);
           if (it == paramOf.end()) throw Error(ErrorCode::Internal, "parameter leaf '" + l.name + "' has no ProgramParam");
-          os << "param " << v << ": " << typeStr(l.dtype, l.shape) << " = " << initStr(it->second->init, l.dtype, l.shape) << "\n";
+          const ParamInit& init = it->second->init;
+          os << "param " << v << ": " << typeStr(l.dtype, l.shape) << " = "
+             << (weights && init.kind == ParamInit::Kind::Data ? weightFile(*weights, v, init, l.dtype, l.shape)
+                                                                : initStr(init, l.dtype, l.shape))
+             << "\n";
         } else {
           if (!l.data) throw Error(ErrorCode::Internal, "constant leaf '" + l.name + "' has no data");
           os << "const " << v << ": " << typeStr(l.dtype, l.shape) << " = " << literal(*l.data) << "\n";

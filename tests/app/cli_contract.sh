@@ -475,6 +475,16 @@ grep -q "min nan max nan mean nan (all 4 values NaN)" "$tmp/out" || { echo "FAIL
 expect 0 "run --json an all-NaN output" -- "$cli" run "$tmp/nan.ks" --devices host --json
 python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["outputs"][0]; sys.exit(0 if (o["min"], o["max"], o["mean"]) == ("nan",)*3 else 1)' "$tmp/out" ||
   { echo "FAIL: all-NaN statistics in --json"; cat "$tmp/out"; fail=1; }
+# print --ks --weights: parameter data as .npy files read back by data(...), relative to --out's folder.
+printf 'input x: f32[2]\nparam w: f32[2, 2] = [[1.0, 2.0], [3.0, 4.0]]\ny = x @ w\noutput y\n' > "$tmp/wl.ks"
+mkdir -p "$tmp/printed"
+expect 0 "print --ks --weights --out" -- "$cli" print "$tmp/wl.ks" --ks --weights "$tmp/printed/weights" --out "$tmp/printed/wl.ks"
+[ -f "$tmp/printed/weights/w.npy" ] && grep -q 'data("weights/w.npy")' "$tmp/printed/wl.ks" ||
+  { echo "FAIL: print --weights did not write weights/w.npy and its data(...)"; cat "$tmp/printed/wl.ks"; fail=1; }
+expect 0 "run the printed program" -- "$cli" run "$tmp/printed/wl.ks" --devices host --cache none --json
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["outputs"][0]; sys.exit(0 if o["shape"] == [2] else 1)' "$tmp/out" ||
+  { echo "FAIL: the printed program does not run"; fail=1; }
+expect 2 "--weights without --ks" -- "$cli" print "$tmp/wl.ks" --weights "$tmp/printed/weights"
 # Without an OpenCL driver, devices says so.
 mkdir -p "$tmp/noicd"
 expect 0 "devices without an OpenCL driver" -- env OCL_ICD_VENDORS="$tmp/noicd" "$cli" devices

@@ -236,6 +236,44 @@ class TestKsFormat : public QObject {
     QVERIFY2(missing.what.find("nope.npy") != std::string::npos, missing.what.c_str());
   }
 
+  // Parameter data written as .npy files beside the text (what `print --ks --weights` does for
+  // models whose inline lists would run to hundreds of MB) reads back as the same program.
+  void weightFiles() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    ProgramBuilder B("weighted");
+    Value x = B.input("x", DType::F32, {2, 3});
+    ParamInit wi;
+    wi.kind = ParamInit::Kind::Data;
+    HostTensor wd(DType::F32, {3, 2});
+    for (int k = 0; k < 6; ++k) wd.setDouble(k, 0.25 * k - 0.5);
+    wi.data = std::make_shared<HostTensor>(wd);
+    ParamInit ii;
+    ii.kind = ParamInit::Kind::Data;
+    HostTensor id(DType::I64, {4});
+    for (int k = 0; k < 4; ++k) id.setInt(k, 7 - 3 * k);
+    ii.data = std::make_shared<HostTensor>(id);
+    Value w = B.param("layer1.0.conv1.weight", DType::F32, {3, 2}, wi);
+    Value i = B.param("idx", DType::I64, {4}, ii);
+    B.output("y", op::matmul(x, w));
+    B.output("i", i);
+    const Program p = B.finish();
+
+    const std::string dir = tmp.path().toStdString() + "/w";
+    const KsWeightFiles weights{dir, "w"};
+    const std::string text = printKsGraph(p, &weights);
+    QVERIFY2(text.find("data(\"w/layer1_0_conv1_weight.npy\")") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("data(\"w/idx.npy\")") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("[[") == std::string::npos, text.c_str());  // no inline list is left
+    const Program q = parseKs(text, tmp.path().toStdString() + "/m.ks");
+    QCOMPARE(q.cacheKey(), p.cacheKey());
+    for (int k = 0; k < 6; ++k) QCOMPARE(q.paramValue(0).getDouble(k), wd.getDouble(k));
+    for (int k = 0; k < 4; ++k) QCOMPARE(q.paramValue(1).getInt(k), id.getInt(k));
+    // A folder name the .ks string cannot hold is refused before anything is written.
+    const KsWeightFiles quoted{dir, "a\"b"};
+    QVERIFY_THROWS_EXCEPTION(Error, printKsGraph(p, &quoted));
+  }
+
   // ---------------------------------------------------------------- graph printing of built programs
   // A program built with the API (as the ONNX importer does) that uses every printable node kind,
   // including nodes no high-level op makes (f16 arithmetic, bitwise and, trunc): print -> parse

@@ -4,7 +4,9 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QStackedBarSeries>
 #include <QTableView>
@@ -50,6 +52,7 @@ class TestRewritesView : public QObject {
     ctx.setSnapshot(snapshotOf(session_));
     RewritesView v(&ctx);
     v.sessionLoaded(*ctx.snapshot());
+    v.hideIdleBox()->setChecked(false);  // every row of the report
     const RewriteReport& r = session_->trace().rewrite.report;
     const QAbstractItemModel* m = v.table()->model();
     QCOMPARE(m->rowCount(), int(r.rules.size()));
@@ -92,6 +95,44 @@ class TestRewritesView : public QObject {
     }
   }
 
+  // Idle rows (no match, not banned) are hidden by default and counted on the box; the rule filter
+  // keeps the rows whose rule contains the text; both together are an intersection.
+  void filtersIdleRowsAndRules() {
+    RecordingContext ctx;
+    ctx.setSnapshot(snapshotOf(session_));
+    RewritesView v(&ctx);
+    v.sessionLoaded(*ctx.snapshot());
+    const auto& rules = session_->trace().rewrite.report.rules;
+    int idle = 0;
+    for (const RuleRound& x : rules) idle += x.matches == 0 && !x.banned;
+    QVERIFY(idle > 0);  // the chain's saturation has rules that match nothing
+    QVERIFY(v.hideIdleBox()->isChecked());
+    const QAbstractItemModel* m = v.table()->model();
+    QCOMPARE(m->rowCount(), int(rules.size()) - idle);
+    QVERIFY2(v.hideIdleBox()->text().contains(QString::number(idle)), qPrintable(v.hideIdleBox()->text()));
+    for (int i = 0; i < m->rowCount(); ++i)
+      QVERIFY(m->index(i, RewritesModel::Matches).data(Qt::EditRole).toULongLong() > 0 ||
+              m->index(i, RewritesModel::Banned).data(Qt::EditRole).toBool());
+    // A rule that matched: its name selects its rows only, the idle ones of it still hidden.
+    QString rule;
+    for (const RuleRound& x : rules)
+      if (x.matches > 0) rule = QString::fromStdString(x.rule);
+    QVERIFY(!rule.isEmpty());
+    v.ruleFilter()->setText(rule.toUpper());  // case-insensitive
+    int want = 0, wantAll = 0;
+    for (const RuleRound& x : rules) {
+      const bool named = QString::fromStdString(x.rule).contains(rule, Qt::CaseInsensitive);
+      want += named && (x.matches > 0 || x.banned);
+      wantAll += named;
+    }
+    QCOMPARE(m->rowCount(), want);
+    for (int i = 0; i < m->rowCount(); ++i) QVERIFY(cell(m, i, RewritesModel::Rule).contains(rule));
+    v.hideIdleBox()->setChecked(false);
+    QCOMPARE(m->rowCount(), wantAll);
+    v.ruleFilter()->clear();
+    QCOMPARE(m->rowCount(), int(rules.size()));
+  }
+
   // "Recompile without this rule": the selected row's rule is asked for once, the button waits for
   // the answer, and the answer shows both plans' predicted times side by side.
   void recompileWithoutARule() {
@@ -99,6 +140,7 @@ class TestRewritesView : public QObject {
     ctx.setSnapshot(snapshotOf(session_));
     RewritesView v(&ctx);
     v.sessionLoaded(*ctx.snapshot());
+    v.hideIdleBox()->setChecked(false);  // table rows are report rows
     QVERIFY(!v.recompileButton()->isEnabled());  // no row selected
     int row = -1;
     const auto& rules = session_->trace().rewrite.report.rules;
