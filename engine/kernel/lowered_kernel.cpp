@@ -6,9 +6,26 @@
 #include <set>
 #include <sstream>
 
+#include "engine/core/error.h"
+
 namespace ks {
 
 namespace {
+// An index expression's key is its whole text (shared subexpressions written out), so a chain of
+// divisions and remainders that does not simplify grows geometrically: one convolution candidate
+// of ResNet-18 reached a 547 MB key and took the process past 23 GB. A schedule whose index text
+// passes this bound is refused like any schedule lowering cannot do (the tuner records it as
+// skipped; the cost model gives it no estimate).
+constexpr std::size_t kMaxIndexKeyChars = std::size_t{1} << 20;
+
+const std::string& boundedKey(const std::string& key) {
+  if (key.size() > kMaxIndexKeyChars)
+    throw Error(ErrorCode::Unsupported, "an index expression of this schedule is " + std::to_string(key.size()) +
+                                            " characters long (the limit is " + std::to_string(kMaxIndexKeyChars) +
+                                            "): its divisions and remainders do not simplify");
+  return key;
+}
+
 struct LinForm {
   std::vector<std::pair<int64_t, Idx>> terms;
   int64_t c = 0;
@@ -61,7 +78,7 @@ Idx makeLin(LinForm f) {
     key += k == 1 ? atom->key : std::to_string(k) + "*" + atom->key;
   }
   if (f.c != 0 || key.empty()) key += (key.empty() ? "" : " + ") + std::to_string(f.c);
-  n->key = terms.empty() || (terms.size() == 1 && f.c == 0 && terms[0].first == 1) ? key : "(" + key + ")";
+  n->key = boundedKey(terms.empty() || (terms.size() == 1 && f.c == 0 && terms[0].first == 1) ? key : "(" + key + ")");
   if (terms.empty()) n->key = f.c < 0 ? "(" + std::to_string(f.c) + ")" : std::to_string(f.c);
   return n;
 }
@@ -75,17 +92,17 @@ Idx atom(IdxKind kind, Idx a, Idx b, int64_t c) {
   switch (kind) {
     case IdxKind::Div:
       n->lo = a->lo / c, n->hi = a->hi / c;
-      n->key = "(" + a->key + " / " + std::to_string(c) + ")";
+      n->key = boundedKey("(" + a->key + " / " + std::to_string(c) + ")");
       break;
     case IdxKind::Mod:
       if (a->lo >= 0) n->lo = 0, n->hi = std::min(c - 1, a->hi);
       else if (a->hi <= 0) n->lo = -(c - 1), n->hi = 0;
       else n->lo = -(c - 1), n->hi = c - 1;
-      n->key = "(" + a->key + " % " + std::to_string(c) + ")";
+      n->key = boundedKey("(" + a->key + " % " + std::to_string(c) + ")");
       break;
     case IdxKind::Min:
       n->lo = std::min(a->lo, b->lo), n->hi = std::min(a->hi, b->hi);
-      n->key = "min(" + a->key + ", " + b->key + ")";
+      n->key = boundedKey("min(" + a->key + ", " + b->key + ")");
       break;
     default: break;
   }

@@ -81,6 +81,22 @@ class TestLowering : public QObject {
     QCOMPARE(int(m.terms.size()), 1);
   }
 
+  // An index whose text doubles each step (its key writes shared subexpressions out) is refused
+  // at the bound with an error lowering reports, not grown until memory runs out.
+  void indexTextIsBounded() {
+    Idx e = idx::var(0, "x", 0, 1 << 20);
+    int steps = 0;
+    bool refused = false;
+    try {
+      for (; steps < 40; ++steps) e = idx::add(idx::div(e, 3), idx::mul(idx::mod(e, 5), 7));
+    } catch (const Error& err) {
+      refused = err.code() == ErrorCode::Unsupported && std::string(err.what()).find("characters long") != std::string::npos;
+    }
+    QVERIFY(refused);
+    QVERIFY2(steps > 10 && steps < 40, qPrintable(QString::number(steps)));
+    QVERIFY(e->key.size() <= (std::size_t{1} << 20));
+  }
+
   void unloweredInterpreterHandValues() {
     // [[1,2,3],[4,5,6]] flipped on axis 1, padded with 9 on the left, summed per row.
     Kernel k;
