@@ -12,15 +12,7 @@ mkdir -p "$out"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   timeout 120 python3 tests/bench/gpu/torch_models.py >"$out/torch.jsonl" || echo "PyTorch baseline failed" >&2
 fi
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DKS_BUILD_GUI=OFF -DKS_WITH_GRAPHVIZ=OFF \
-  -DKS_WITH_ONNX=OFF -DKS_WITH_SQLITE=OFF >"$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target kernelscope-cli >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cli=$(find build-gpu -name kernelscope-cli -type f | head -1)
-"$cli" devices >"$out/devices.txt"
-dev=$(grep -i nvidia "$out/devices.txt" | head -1 | awk '{print $1}')
-[ -n "$dev" ] || { echo "no NVIDIA OpenCL device"; cat "$out/devices.txt"; exit 1; }
+. tests/bench/gpu/build_cli.sh  # sets cli and dev
 for p in transformer mlp; do
   timeout 100 "$cli" run "samples/$p.ks" --devices "$dev" --tune quick --cache "$out/tune.sqlite" --repeat "$repeat" \
     --verify --json >"$out/$p.run.json" || echo "$p: run failed" >&2

@@ -13,15 +13,7 @@ ks=${3:-build/rk/resnet18.ks}
 tunes=${TUNES:-"none quick"}
 mkdir -p "$out"
 timeout 150 python3 tests/bench/gpu/torch_resnet.py >"$out/torch.jsonl" 2>"$out/torch.err" || echo "PyTorch baseline failed" >&2
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DKS_BUILD_GUI=OFF -DKS_WITH_GRAPHVIZ=OFF \
-  -DKS_WITH_ONNX=OFF -DKS_WITH_SQLITE=OFF >"$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target kernelscope-cli >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cli=$(find build-gpu -name kernelscope-cli -type f | head -1)
-"$cli" devices >"$out/devices.txt"
-dev=$(grep -i nvidia "$out/devices.txt" | head -1 | awk '{print $1}')
-[ -n "$dev" ] || { echo "no NVIDIA OpenCL device"; cat "$out/devices.txt"; exit 1; }
+. tests/bench/gpu/build_cli.sh  # sets cli and dev
 for t in $tunes; do
   timeout "${STEP_S:-200}" "$cli" run "$ks" --devices "$dev" --tune "$t" --cache "$out/tune.sqlite" --repeat "$repeat" \
     --json >"$out/resnet18.$t.json" || echo "tune $t: run failed or timed out" >&2
