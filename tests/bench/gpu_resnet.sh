@@ -2,8 +2,11 @@
 # ResNet-18 on the H200 against PyTorch eager in one call. The GPU machine has no libonnx, so the
 # model travels as .ks text with its weights as .npy files, printed here by
 #   kernelscope-cli print resnet18/model.onnx --ks --weights build/rk/weights --out build/rk/resnet18.ks
-# (carry build/rk). Builds the CLI without Qt, picks the first NVIDIA OpenCL device by name, runs the
-# model at each tuning level (cold compile time, cold run, steady wall over REPEAT runs with kernels and
+# (carry build/rk). When the weights are too large to carry (a device call takes 64 MiB with the
+# tree), carry resnet18.ks with a manifest of their names and shapes (build/rk/weights.manifest)
+# instead: random weights are written from it here (tests/bench/gpu/random_weights.py); timings do
+# not depend on the values. Builds the CLI without Qt, picks the first NVIDIA OpenCL device by
+# name, runs the model at each tuning level (cold compile time, cold run, steady wall over REPEAT runs with kernels and
 # copies apart), then PyTorch eager (tests/bench/gpu/torch_resnet.py) and prints wall-to-wall ratios.
 # Usage: tests/bench/gpu_resnet.sh OUTDIR [REPEAT=20] [KS=build/rk/resnet18.ks]   env: TUNES="none quick"
 set -eu
@@ -12,6 +15,10 @@ repeat=${2:-20}
 ks=${3:-build/rk/resnet18.ks}
 tunes=${TUNES:-"none quick"}
 mkdir -p "$out"
+wdir="$(dirname "$ks")/weights"
+if [ ! -d "$wdir" ] && [ -f "$(dirname "$ks")/weights.manifest" ]; then
+  python3 tests/bench/gpu/random_weights.py "$(dirname "$ks")/weights.manifest" "$wdir"
+fi
 timeout 150 python3 tests/bench/gpu/torch_resnet.py >"$out/torch.jsonl" 2>"$out/torch.err" || echo "PyTorch baseline failed" >&2
 . tests/bench/gpu/build_cli.sh  # sets cli and dev
 for t in $tunes; do
