@@ -7,7 +7,10 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cstdint>
+
 #include "views/graph_view.h"
+#include "views/plan_why_panel.h"
 #include "views/session_measures.h"
 #include "views/table_fit.h"
 
@@ -31,14 +34,21 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
   installEliding(details_);
   details_->setToolTip(tr("The e-nodes of the selected class; the extracted one is marked, with its cost "
                           "and the alternatives it beat."));
+  why_ = new PlanWhyPanel(side);
+  // Under the e-nodes: their labels and the producers' labels are long, so both get the full width.
+  auto* sideSplit = new QSplitter(Qt::Vertical, side);
+  sideSplit->addWidget(details_);
+  sideSplit->addWidget(why_);
+  sideSplit->setStretchFactor(0, 1);
+  sideSplit->setStretchFactor(1, 1);
   sideLayout->addWidget(header_);
-  sideLayout->addWidget(details_);
+  sideLayout->addWidget(sideSplit, 1);
   split->addWidget(graph_);
   split->addWidget(side);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
-  split->setSizes({700, 150});
-  side->setMinimumHeight(90);
+  split->setSizes({600, 260});
+  side->setMinimumHeight(160);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
@@ -65,6 +75,7 @@ void EGraphView::sessionLoaded(const SessionSnapshot& s) {
   std::shared_ptr<const Extraction> extraction;
   if (s.session && s.session->hasStage(Stage::Extracted)) extraction = {s.session, &s.session->trace().extraction};
   showGraph(s.program, extraction);
+  session_ = s.session;
   // The session arrives with its last run: the overlay's numbers are ready with the picture.
   if (s.session) graph_->setMeasures(sessionMeasures(graph_->model(), s));
 }
@@ -76,6 +87,8 @@ void EGraphView::comparisonChanged(const SessionSnapshot& s) {
 
 void EGraphView::sessionClosed() {
   program_.reset();
+  session_.reset();
+  why_->clear();
   graph_->clear();
   details_->clear();
   header_->setText(tr("Nothing loaded."));
@@ -83,9 +96,11 @@ void EGraphView::sessionClosed() {
 
 void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction) {
   program_ = std::move(program);
+  session_.reset();
   extraction_ = std::move(extraction);
   index_ = viz::ExtractionIndex(extraction_.get());
   details_->clear();
+  why_->clear();
   if (!program_) {
     graph_->clear();
     return;
@@ -143,7 +158,31 @@ int EGraphView::showClass(uint32_t cls) {
     item->setToolTip(0, QString::fromStdString(viz::enodeLabel(g, n, index_)));
   }
   fitColumns(details_);
+  askWhy(cls);
   return static_cast<int>(ec.nodes.size());
+}
+
+// explain-plan's answer for the class; it extracts the plan once more, so the query worker runs it.
+void EGraphView::askWhy(uint32_t cls) {
+  if (!session_ || !session_->hasStage(Stage::Planned)) {
+    why_->showMessage(tr("Why this plan: compile to a plan to see why each class is computed the way it is."));
+    return;
+  }
+  if (!session_->live()) {
+    why_->showMessage(tr("Why this plan: a session opened from a file has no devices to extract its plan again on; "
+                         "recompile it to see the runner-up and the cost without the chosen producer."));
+    return;
+  }
+  if (!context_) return;
+  why_->showMessage(tr("Why this plan: explaining %1…").arg("%" + QString::number(cls)));
+  std::shared_ptr<const Session> session = session_;
+  const std::string key = "plan-why " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " + std::to_string(cls);
+  postQuery<PlanExplanation>(
+      context_->queries(), RequestKind::PlanWhy, key, [session, cls] { return explainPlan(*session, ClassId(cls)); }, this,
+      [this](const PlanExplanation& e) { why_->showExplanation(e); },
+      [this, cls](const std::string& error) {
+        why_->showMessage(tr("Why this plan for %1: %2").arg("%" + QString::number(cls), QString::fromStdString(error)));
+      });
 }
 
 void EGraphView::selectionChanged(const Selection& s) {

@@ -1,5 +1,6 @@
 // The e-graph view: e-classes as clusters with their e-nodes, edges to operand classes, and a side
-// panel for the selected class (its nodes, the extracted choice, costs and alternatives).
+// panel for the selected class (its nodes, the extracted choice, costs and alternatives, and why the
+// plan computes it that way, with measured times).
 #pragma once
 #include <QWidget>
 
@@ -12,6 +13,7 @@ class QLabel;
 namespace ks {
 
 class GraphView;
+class PlanWhyPanel;
 
 class EGraphView : public QWidget, public SessionView {
   Q_OBJECT
@@ -28,15 +30,20 @@ class EGraphView : public QWidget, public SessionView {
   void showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction);
   GraphView* graphView() const { return graph_; }
   QTreeWidget* detailsPanel() const { return details_; }
-  // Fills the side panel for one class; returns the number of e-nodes listed.
+  // Fills the side panel for one class; returns the number of e-nodes listed. The "why this plan"
+  // panel is filled when the query worker answers.
   int showClass(uint32_t cls);
+  PlanWhyPanel* whyPanel() const { return why_; }
 
  private:
   void onNodeSelected(int node);
+  void askWhy(uint32_t cls);
   SessionContext* context_;
   GraphView* graph_;
   QTreeWidget* details_;
   QLabel* header_;
+  PlanWhyPanel* why_;
+  std::shared_ptr<const Session> session_;  // null for a bare program (showGraph)
   std::shared_ptr<const Program> program_;
   std::shared_ptr<const Extraction> extraction_;
   viz::ExtractionIndex index_;

@@ -11,7 +11,8 @@ enum class RequestKind : uint8_t {
   KernelSource,  // lowered IR and OpenCL C of a kernel under a schedule
   Explanation,   // why two classes are in different kernels
   Ablation,      // the shown program compiled again with one rewrite rule off
+  PlanWhy,       // why the plan computes a class the way it does (an extraction run again)
 };
-inline constexpr int kNumRequestKinds = 5;
+inline constexpr int kNumRequestKinds = 6;
 
 }  // namespace ks
