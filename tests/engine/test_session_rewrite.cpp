@@ -262,6 +262,18 @@ class TestSessionRewrite : public QObject {
     s.graph().checkInvariants();
   }
 
+  // A version 7 file (exp((a @ b) @ v), --tune none, opencl:0:0 and openblas: the static best and
+  // the term as built) loads with its candidate terms and its fusion trace.
+  void versionSevenFileLoads() {
+    const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/rewrite_v7.kss.json");
+    QVERIFY(s.hasStage(Stage::Planned));
+    QCOMPARE(s.trace().rewrite.candidates.size(), std::size_t(2));
+    QCOMPARE(s.trace().rewrite.candidates[1].source, std::string("as built"));
+    QVERIFY(!s.trace().fusion.trace.steps.empty());
+    QVERIFY(!s.trace().matches.empty());
+    s.graph().checkInvariants();
+  }
+
   // explain-plan: the output's chosen producer with its measured time, the runner-up (the as-built
   // form's kernel) with its own, and the plan cost without the chosen node, never lower.
   void explainsAClassWithNumbers() {
