@@ -23,7 +23,10 @@ timeout 150 python3 tests/bench/gpu/torch_resnet.py >"$out/torch.jsonl" 2>"$out/
 . tests/bench/gpu/build_cli.sh  # sets cli and dev
 for t in $tunes; do
   timeout "${STEP_S:-200}" "$cli" run "$ks" --devices "$dev" --tune "$t" --cache "$out/tune.sqlite" --repeat "$repeat" \
-    --json >"$out/resnet18.$t.json" || echo "tune $t: run failed or timed out" >&2
+    --json --session "$out/resnet18.$t.kss.json" >"$out/resnet18.$t.json" || echo "tune $t: run failed or timed out" >&2
+  # The session is large (the e-graph, every trace): keep what the autotuner did per kernel.
+  [ -f "$out/resnet18.$t.kss.json" ] && python3 tests/bench/gpu/tune_summary.py "$out/resnet18.$t.kss.json" \
+    >"$out/tune_summary.$t.txt" && rm -f "$out/resnet18.$t.kss.json"
 done
 python3 - "$out" "$tunes" <<'PY'
 import json, os, sys
