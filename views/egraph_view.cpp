@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "engine/session/diff_marks.h"
 #include "views/graph_view.h"
 #include "views/plan_why_panel.h"
 #include "views/session_measures.h"
@@ -83,6 +84,15 @@ void EGraphView::sessionLoaded(const SessionSnapshot& s) {
 // Peaks measured later (Devices view) change "% of peak"; the picture stays.
 void EGraphView::comparisonChanged(const SessionSnapshot& s) {
   if (s.session && program_) graph_->setMeasures(sessionMeasures(graph_->model(), s));
+}
+
+void EGraphView::sessionsDiffed(const SessionPair& p) {
+  const SessionSnapshot* shown = context_ ? context_->snapshot() : nullptr;
+  if (!p.diff || !shown || shown->session != p.a) {
+    graph_->setDiffMarks({});
+    return;
+  }
+  graph_->setDiffMarks(diffMarks(graph_->model(), *p.a, *p.diff, DiffSideId::A));
 }
 
 void EGraphView::sessionClosed() {

@@ -24,6 +24,8 @@ class EGraphView : public QWidget, public SessionView {
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
   void comparisonChanged(const SessionSnapshot& s) override;
+  // Marks the classes the other session lacks or produces differently.
+  void sessionsDiffed(const SessionPair& p) override;
 
   // Shows a program's graph with what extraction chose (null before extraction), as
   // `export --view egraph` draws it.

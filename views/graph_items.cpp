@@ -32,7 +32,7 @@ QFont badgeFont() {
 }  // namespace
 
 QRectF GraphNodeItem::boundingRect() const {
-  const QRectF r = rect_.adjusted(-3, -3, 3, 3);
+  const QRectF r = rect_.adjusted(-6, -8, 3, 3);  // the diff tag overhangs the top-left corner
   return overlay_.value.isEmpty() ? r : r.united(badgeRect().adjusted(-1, -1, 1, 1));
 }
 
@@ -51,9 +51,52 @@ void GraphNodeItem::setOverlay(const NodeOverlay& o) {
   update();
 }
 
+void GraphNodeItem::setDiffMark(DiffMark m) {
+  if (m == diffMark_) return;
+  diffMark_ = m;
+  update();
+}
+
+QColor GraphNodeItem::diffBorder(DiffMark m) {
+  switch (m) {
+    case DiffMark::Added: return QColor("#2f9e44");
+    case DiffMark::Removed: return QColor("#e03131");
+    case DiffMark::Changed: return QColor("#f08c00");
+    case DiffMark::Same: break;
+  }
+  return QColor();
+}
+
+QColor GraphNodeItem::diffFill(DiffMark m) {
+  switch (m) {
+    case DiffMark::Added: return QColor("#d3f9d8");
+    case DiffMark::Removed: return QColor("#ffe3e3");
+    case DiffMark::Changed: return QColor("#fff3bf");
+    case DiffMark::Same: break;
+  }
+  return QColor();
+}
+
+// "+", "-" or "~" on the top-left corner (the value badge has the top-right one), so the mark
+// still reads where colours do not (print, colour blindness).
+void GraphNodeItem::paintDiffTag(QPainter* p) const {
+  static const char* kTag[] = {"", "+", "\u2212", "~"};
+  const QRectF t(rect_.left() - 5, rect_.top() - 7, 14, 14);
+  p->setPen(Qt::NoPen);
+  p->setBrush(diffBorder(diffMark_));
+  p->drawEllipse(t);
+  QFont f = p->font();
+  f.setPointSizeF(8);
+  f.setBold(true);
+  p->setFont(f);
+  p->setPen(Qt::white);
+  p->drawText(t, Qt::AlignCenter, QString::fromUtf8(kTag[static_cast<int>(diffMark_)]));
+}
+
 QColor GraphNodeItem::fillColor() const {
   if (matched_) return QColor("#fff9db");
   if (overlay_.on) return overlay_.fill;
+  if (diffMark_ != DiffMark::Same) return diffFill(diffMark_);
   return QColor(viz::paletteOf(style_).fill);
 }
 
@@ -83,6 +126,10 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
     border = QColor("#f59f00");
     width = 3.0;
   }
+  if (diffMark_ != DiffMark::Same && !matched_) {
+    border = diffBorder(diffMark_);
+    width = 3.0;
+  }
   if (isSelected()) {
     border = QColor("#1c7ed6");
     width = 3.0;
@@ -106,6 +153,7 @@ void GraphNodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, Q
     p->drawRoundedRect(rect_, 4, 4);
   }
   if (!overlay_.value.isEmpty()) paintBadge(p);
+  if (diffMark_ != DiffMark::Same) paintDiffTag(p);
   QFont f = p->font();
   f.setPointSizeF(9);
   f.setBold(true);

@@ -5,6 +5,7 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 
+#include "engine/session/diff_marks.h"
 #include "engine/viz/picture.h"
 
 namespace ks {
@@ -40,6 +41,11 @@ class GraphNodeItem : public QGraphicsItem {
   bool matched() const { return matched_; }
   void setOverlay(const NodeOverlay& o);
   const NodeOverlay& overlay() const { return overlay_; }
+  // Added, removed or changed in a compared session: a tinted fill, a coloured border and a tag.
+  void setDiffMark(DiffMark m);
+  DiffMark diffMark() const { return diffMark_; }
+  static QColor diffBorder(DiffMark m);
+  static QColor diffFill(DiffMark m);
   // The colour its box is filled with now (the find highlight, the overlay, or its style's).
   QColor fillColor() const;
   const QRectF& rect() const { return rect_; }  // where the layout put it
@@ -53,7 +59,9 @@ class GraphNodeItem : public QGraphicsItem {
   viz::Style style_;
   bool highlighted_;
   bool matched_ = false;
+  void paintDiffTag(QPainter* p) const;
   NodeOverlay overlay_;
+  DiffMark diffMark_ = DiffMark::Same;
   GraphItemRef ref_;
 };
 

@@ -75,6 +75,7 @@ void GraphView::clear() {
   overviewLayout_.reset();
   partLayouts_.clear();
   overlay_.clearMeasures();  // they were of the old picture; the chosen metric stays
+  diffMarks_.clear();
   applyOverlay();
   setStatus(QString());
 }
@@ -270,8 +271,26 @@ void GraphView::showOverlayControls() {
   positionOverlays();
 }
 
+void GraphView::setDiffMarks(std::vector<DiffMark> marks) {
+  diffMarks_ = std::move(marks);
+  applyOverlay();
+}
+
+int GraphView::markedItemCount(DiffMark m) const {
+  int n = 0;
+  for (QGraphicsItem* it : scene_->items())
+    if (it->type() == GraphNodeItem::Type && static_cast<GraphNodeItem*>(it)->diffMark() == m) ++n;
+  return n;
+}
+
 void GraphView::applyOverlay() {
   overlay_.apply(scene_->items());
+  for (QGraphicsItem* it : scene_->items()) {
+    if (it->type() != GraphNodeItem::Type) continue;
+    auto* node = static_cast<GraphNodeItem*>(it);
+    const int i = node->ref().node;
+    node->setDiffMark(i >= 0 && i < int(diffMarks_.size()) ? diffMarks_[i] : DiffMark::Same);
+  }
   const int measured = overlay_.measuredCount();
   legend_->setScale(overlay_.metric(), overlay_.scale(), measured, int(full_.nodes.size()) - measured);
   positionOverlays();

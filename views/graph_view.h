@@ -82,6 +82,13 @@ class GraphView : public QGraphicsView {
   void showOverlayControls();
   OverlayControls* overlayControls() const { return overlayControls_; }
 
+  // A session diff's marks, one per node of the current picture (diffMarks of model(); dropped
+  // with the picture by setModel and clear). Repaints only, like the overlay.
+  void setDiffMarks(std::vector<DiffMark> marks);
+  const std::vector<DiffMark>& diffMarks() const { return diffMarks_; }
+  // Node items on screen painted with `m`.
+  int markedItemCount(DiffMark m) const;
+
   bool exportSvg(const QString& path) const;
   bool exportPng(const QString& path) const;
   bool exportDot(const QString& path) const;
@@ -132,6 +139,7 @@ class GraphView : public QGraphicsView {
   GraphOverlay overlay_;
   OverlayLegend* legend_;
   OverlayControls* overlayControls_ = nullptr;
+  std::vector<DiffMark> diffMarks_;
 };
 
 }  // namespace ks

@@ -17,6 +17,7 @@
 
 #include "engine/plan/timing_gap.h"
 #include "engine/session/session_pictures.h"
+#include "engine/session/diff_marks.h"
 #include "views/graph_view.h"
 #include "views/session_measures.h"
 #include "views/table_export.h"
@@ -153,6 +154,14 @@ void PlanView::sessionLoaded(const SessionSnapshot& s) {
 void PlanView::comparisonChanged(const SessionSnapshot& s) {
   if (session_ && s.session == session_ && session_->hasStage(Stage::Planned))
     graph_->setMeasures(sessionMeasures(graph_->model(), s));
+}
+
+void PlanView::sessionsDiffed(const SessionPair& p) {
+  if (!p.diff || !session_ || p.a != session_ || !session_->hasStage(Stage::Planned)) {
+    graph_->setDiffMarks({});
+    return;
+  }
+  graph_->setDiffMarks(diffMarks(graph_->model(), *p.a, *p.diff, DiffSideId::A));
 }
 
 // Measured beside predicted for every step of the last run; steps off by more than 2x are red,

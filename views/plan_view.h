@@ -28,6 +28,8 @@ class PlanView : public QWidget, public SessionView {
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
   void comparisonChanged(const SessionSnapshot& s) override;
+  // Marks the plan steps the other session's plan lacks or runs differently.
+  void sessionsDiffed(const SessionPair& p) override;
 
   QTableView* table() const { return table_; }
   QStandardItemModel* model() const { return model_; }

@@ -12,7 +12,8 @@ enum class RequestKind : uint8_t {
   Explanation,   // why two classes are in different kernels
   Ablation,      // the shown program compiled again with one rewrite rule off
   PlanWhy,       // why the plan computes a class the way it does (an extraction run again)
+  Diff,          // another session loaded or compiled, and diffed with the shown one
 };
-inline constexpr int kNumRequestKinds = 6;
+inline constexpr int kNumRequestKinds = 7;
 
 }  // namespace ks

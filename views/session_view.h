@@ -8,6 +8,7 @@
 #include "engine/program/program.h"
 #include "engine/session/device_comparison.h"
 #include "engine/session/session.h"
+#include "engine/session/session_diff.h"
 #include "views/query_runner.h"
 
 namespace ks {
@@ -56,6 +57,16 @@ struct RuleAblation {
   QString error;
 };
 
+// The shown session (A) set beside another (B): a saved session, or its program compiled under
+// other options, with the engine's diff of the two.
+struct SessionPair {
+  QString otherName;  // what B is: "tune quick", "other.kss.json"
+  bool pending = false;  // B is being compiled or loaded; nothing else is set yet
+  std::shared_ptr<const Session> a, b;
+  std::shared_ptr<const SessionDiff> diff;  // null when B failed or was cancelled
+  QString error;
+};
+
 class SessionView;
 
 class SessionContext {
@@ -84,6 +95,8 @@ class SessionView {
   // The snapshot's comparison (or devicesFound) changed; the session did not.
   virtual void comparisonChanged(const SessionSnapshot&) {}
   virtual void ruleAblated(const RuleAblation&) {}
+  // A comparison with another session started (pending), finished or failed.
+  virtual void sessionsDiffed(const SessionPair&) {}
 };
 
 }  // namespace ks

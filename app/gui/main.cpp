@@ -1,4 +1,4 @@
-// kernelscope: the GUI. `kernelscope [FILE] [--compile] [--compare LIST] [--raise VIEWS] [--screenshot PATH]`.
+// kernelscope: the GUI. `kernelscope [FILE] [--compile] [--compare LIST] [--compare-with SPEC] [--raise VIEWS] [--screenshot PATH]`.
 #include <QApplication>
 #include <QDockWidget>
 #include <QCommandLineParser>
@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "app/gui/diff_request.h"
 #include "app/gui/main_window.h"
 #include "views/devices_view.h"
 #include "views/graph_view.h"
@@ -30,6 +31,22 @@ bool applyOverlay(ks::MainWindow& w, const QString& name, bool values) {
     g->overlayControls()->setMetric(it->second);
     g->overlayControls()->setShowValues(values);
   }
+  return true;
+}
+// --compare-with: once a compiled session is shown (after --compile, or a .kss.json opened).
+bool startDiffOnceCompiled(ks::MainWindow& w, const QString& spec) {
+  QString error;
+  const std::optional<ks::DiffRequest> r = ks::parseDiffRequest(spec, &error);
+  if (!r) {
+    std::fprintf(stderr, "%s\n", qPrintable(error));
+    return false;
+  }
+  auto conn = std::make_shared<QMetaObject::Connection>();
+  *conn = QObject::connect(&w.controller(), &ks::SessionController::loaded, &w, [&w, conn, req = *r] {
+    if (!w.controller().snapshot() || !w.controller().snapshot()->session) return;
+    QObject::disconnect(*conn);
+    QTimer::singleShot(0, &w, [&w, req] { w.controller().compareWith(req); });
+  });
   return true;
 }
 }  // namespace
@@ -56,7 +73,12 @@ int main(int argc, char** argv) {
                              "After compiling, compare these device selections (';'-separated, each a --devices list, "
                              "e.g. \"host;opencl:0:0;opencl:0:0,openblas\"; \"all\": every selection found).",
                              "LIST");
-  QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Rewrites, Kernel, Plan, Devices, Fusion, Outputs, Log).",
+  QCommandLineOption compareWith("compare-with",
+                                 "Once compiled, compare the session with SPEC (the Compare view): a .kss.json, or "
+                                 "options to compile the program again with, e.g. \"tune=quick\", \"rewrite=none\", "
+                                 "\"devices=host\" (';' between devices), comma-separated.",
+                                 "SPEC");
+  QCommandLineOption raise("raise", "Views to show in front, comma-separated (Autotune, Rewrites, Kernel, Plan, Devices, Compare, Fusion, Outputs, Log).",
                            "NAMES");
   QCommandLineOption hide("hide", "Views to close, comma-separated (e.g. Program,Log), to give the others room.", "NAMES");
   QCommandLineOption dockWidth("dock-width", "Width in pixels of the raised views' dock area (with --raise).", "PX", "0");
@@ -64,6 +86,7 @@ int main(int argc, char** argv) {
   QCommandLineOption values("values", "Show each node's measured value (with --colour-by).");
   QCommandLineOption selectKernel("select-kernel", "Select this kernel (index) before --screenshot.", "N");
   parser.addOption(compare);
+  parser.addOption(compareWith);
   parser.addOption(raise);
   parser.addOption(dockWidth);
   parser.addOption(hide);
@@ -116,6 +139,7 @@ int main(int argc, char** argv) {
       QObject::disconnect(*conn);
     });
   }
+  if (parser.isSet(compareWith) && !startDiffOnceCompiled(w, parser.value(compareWith))) return 2;
   if (!applyOverlay(w, parser.value(colourBy), parser.isSet(values)))
     std::fprintf(stderr, "unknown --colour-by %s (none, time, gbs, gflops, peak)\n", qPrintable(parser.value(colourBy)));
   for (const QString& name : parser.value(hide).split(',', Qt::SkipEmptyParts))

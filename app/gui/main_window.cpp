@@ -30,7 +30,9 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "app/gui/compare_dialog.h"
 #include "views/autotune_view.h"
+#include "views/compare_view.h"
 #include "views/devices_view.h"
 #include "views/egraph_view.h"
 #include "views/fusion_view.h"
@@ -82,7 +84,9 @@ void MainWindow::buildViews() {
   auto* plan = new PlanView(&controller_, this);
   auto* devicesView = new DevicesView(&controller_, this);
   devicesView_ = devicesView;
-  for (SessionView* v : std::initializer_list<SessionView*>{fusion, outputs, program_, egraph_, autotune, rewrites, kernel, plan, devicesView})
+  compareView_ = new CompareView(&controller_, this);
+  for (SessionView* v : std::initializer_list<SessionView*>{fusion, outputs, program_, egraph_, autotune, rewrites, kernel, plan,
+                                                           devicesView, compareView_})
     controller_.addView(v);
 
   // The graph being inspected gets the centre; the Plan and Fusion docks keep their tables and
@@ -101,6 +105,7 @@ void MainWindow::buildViews() {
   addDock(kernel, tr("Kernel"), "KernelDock");
   followDock(addDock(plan, tr("Plan"), "PlanDock"), plan->graphView());
   addDock(devicesView, tr("Devices"), "DevicesDock");
+  addDock(compareView_, tr("Compare"), "CompareDock");
   followDock(addDock(fusion, tr("Fusion"), "FusionDock"), fusion->graphView());
   addDock(outputs, tr("Outputs"), "OutputDock");
   addDock(log_, tr("Log"), "LogDock");
@@ -144,6 +149,12 @@ void MainWindow::connectController() {
   connect(devicesView_, &DevicesView::compareRequested, this, [this](const QStringList& selections) {
     log(tr("comparing on %1").arg(selections.join("; ")));
     controller_.compareDevices(selections);
+  });
+  connect(compareView_, &CompareView::compareRequested, this, &MainWindow::compareDialog);
+  connect(&controller_, &SessionController::diffed, this, [this](const QString& error) {
+    status_->setText(error.isEmpty() ? tr("Compared with %1 (the Compare view)").arg(compareView_->pair().otherName)
+                                     : tr("Comparison failed: %1").arg(error));
+    log(status_->text());
   });
   connect(&controller_, &SessionController::comparisonChanged, this, [this] {
     if (auto c = controller_.comparison()) {
@@ -321,6 +332,14 @@ void MainWindow::buildMenus() {
       QMessageBox::warning(this, tr("Save session"), error);
     }
   });
+  QAction* compareAct = file->addAction(tr("Compare &With…"), this, &MainWindow::compareDialog);
+  compareAct->setObjectName("CompareWithAction");
+  compareAct->setEnabled(false);
+  compareAct->setToolTip(tr("Set this session beside a saved one, or beside its program compiled under other options"));
+  connect(&controller_, &SessionController::loaded, compareAct, [this, compareAct] {
+    compareAct->setEnabled(controller_.snapshot() && controller_.snapshot()->session);
+  });
+  connect(&controller_, &SessionController::closed, compareAct, [compareAct] { compareAct->setEnabled(false); });
   QAction* exportAct = file->addAction(tr("&Export Graph…"), this, &MainWindow::exportGraph);
   exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addSeparator();
@@ -416,6 +435,17 @@ void MainWindow::openDialog() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open"), samplesDir(),
                                                     tr("Programs and sessions (*.ks *.onnx *.kss.json);;All files (*)"));
   if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::compareDialog() {
+  const SessionSnapshot* s = controller_.snapshot();
+  if (!s || !s->session) return;
+  CompareDialog dialog(s->session->options(), this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const DiffRequest r = dialog.request();
+  log(tr("comparing with %1").arg(r.name()));
+  controller_.compareWith(r);
+  raiseDock("Compare");
 }
 
 void MainWindow::openFile(const QString& path) {

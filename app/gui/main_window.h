@@ -19,6 +19,7 @@ class QTabWidget;
 
 namespace ks {
 
+class CompareView;
 class DevicesView;
 class EGraphView;
 class ProgramView;
@@ -28,7 +29,7 @@ class MainWindow : public QMainWindow {
  public:
   // Saved dock states of another version are not restored: a new or renamed dock would
   // otherwise come back into a layout that never had it.
-  static constexpr int kLayoutVersion = 3;
+  static constexpr int kLayoutVersion = 4;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -63,6 +64,9 @@ class MainWindow : public QMainWindow {
   // without "Dock"), widening its dock area to `width` pixels when > 0. False when none.
   bool raiseDock(const QString& name, int width = 0);
   DevicesView* devicesView() const { return devicesView_; }
+  CompareView* compareView() const { return compareView_; }
+  // File > Compare with…: asks what to compare the shown session with, then starts it.
+  void compareDialog();
   static QString samplesDir();
 
  protected:
@@ -93,6 +97,7 @@ class MainWindow : public QMainWindow {
   EGraphView* egraph_;
   ProgramView* program_;
   DevicesView* devicesView_ = nullptr;
+  CompareView* compareView_ = nullptr;
   QPlainTextEdit* log_;
   QLabel* status_;
   QProgressBar* progress_;

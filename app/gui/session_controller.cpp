@@ -10,6 +10,7 @@
 #include "engine/devices/device_peaks.h"
 #include "engine/devices/opencl_platforms.h"
 #include "engine/io/program_source.h"
+#include "engine/session/session_diff.h"
 
 namespace ks {
 
@@ -227,6 +228,47 @@ void SessionController::recompileWithoutRule(const QString& rule) {
   }, snapshot_->path);
 }
 
+// B of a diff: the shown program under other options, planned and run once, so both sides have
+// measured step times.
+std::shared_ptr<const Session> SessionController::compileOther(std::shared_ptr<const Program> program, const QString& source,
+                                                               const SessionOptions& options, Progress& progress) {
+  if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
+  Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
+  auto session = std::make_shared<Session>(std::move(p), options);
+  session->runTo(Stage::Planned, progress);
+  session->run({}, false, progress);
+  return session;
+}
+
+void SessionController::compareWith(const DiffRequest& r) {
+  if (!snapshot_ || !snapshot_->session) return;
+  std::shared_ptr<const Session> a = snapshot_->session;
+  std::shared_ptr<const Program> program = programToCompile();
+  const QString source = snapshot_->source;
+  const SessionOptions options = r.applyTo(a->options());
+  const QString name = r.name(), file = r.file, nameA = QFileInfo(snapshot_->path).fileName();
+  diffName_ = name;
+  SessionPair pending;
+  pending.otherName = name;
+  pending.pending = true;
+  for (SessionView* v : views_) v->sessionsDiffed(pending);
+  runJob(RequestKind::Diff, tr("Comparing with %1").arg(name), [this, a, program, source, options, name, file, nameA](const std::atomic<bool>& cancel) {
+    Outcome o;
+    o.pair = SessionPair{name, false, a, nullptr, nullptr, QString()};
+    try {
+      Progress progress = workerProgress(cancel);
+      if (!file.isEmpty()) o.pair->b = std::make_shared<Session>(Session::load(file.toStdString()));
+      else o.pair->b = compileOther(program, source, options, progress);
+      progress.report(1.0, "diffing the two sessions");
+      o.pair->diff = std::make_shared<SessionDiff>(diffSessions(*a, *o.pair->b, nameA.toStdString(), name.toStdString()));
+    } catch (const std::exception& e) {
+      o.pair->error = QString::fromStdString(e.what());
+      o.pair->diff.reset();
+    }
+    return o;
+  }, snapshot_->path);
+}
+
 void SessionController::mergeComparison(uint64_t key, const std::string& name, const std::vector<ComparisonEntry>& entries) {
   auto next = std::make_shared<DeviceComparison>();
   if (comparison_ && comparison_->programKey == key) {
@@ -300,6 +342,13 @@ void SessionController::finishJob(RequestKind kind, quint64 generation, const Ou
     for (SessionView* v : views_) v->ruleAblated(*o.ablation);
     return;
   }
+  if (o.pair) {
+    // A diff against a session no longer shown is of no use to anyone.
+    if (!snapshot_ || snapshot_->session != o.pair->a) return;
+    for (SessionView* v : views_) v->sessionsDiffed(*o.pair);
+    emit diffed(o.pair->error);
+    return;
+  }
   if (!o.program) {
     for (SessionView* v : views_) v->compileFailed(o.failure);
     emit failed(o.failure);
@@ -351,6 +400,7 @@ void SessionController::close() {
 void SessionController::cancel() {
   if (!busy_) return;
   const bool ablating = jobs_[static_cast<std::size_t>(RequestKind::Ablation)].running;
+  const bool diffing = jobs_[static_cast<std::size_t>(RequestKind::Diff)].running;
   for (Job& j : jobs_) {
     if (j.cancel) j.cancel->store(true);
     j.cancel.reset();
@@ -361,6 +411,8 @@ void SessionController::cancel() {
   // The cancelled job never delivers: the views waiting for its answer get one now.
   if (ablating)
     for (SessionView* v : views_) v->ruleAblated(RuleAblation{ablationRule_, nullptr, tr("cancelled")});
+  if (diffing)
+    for (SessionView* v : views_) v->sessionsDiffed(SessionPair{diffName_, false, nullptr, nullptr, nullptr, tr("cancelled")});
   emit busyChanged(false, tr("Cancelled"));
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "app/gui/diff_request.h"
 #include "views/query_runner.h"
 #include "views/session_view.h"
 
@@ -47,6 +48,11 @@ class SessionController : public QObject, public SessionContext {
   // plans it and runs it once, on the worker with progress and Cancel; the shown session stays and
   // every view gets ruleAblated.
   void recompileWithoutRule(const QString& rule) override;
+  // Sets the shown session beside another: loads the .kss.json `r` names, or compiles the shown
+  // program again with `r`'s options (planned and run once), then diffs the two, all on the
+  // worker with progress and Cancel; the shown session stays and every view gets sessionsDiffed
+  // (pending first).
+  void compareWith(const DiffRequest& r);
   std::shared_ptr<const DeviceComparison> comparison() const { return comparison_; }
   // Writes the current Session (.kss.json) on the worker; false when there is none.
   bool saveSession(const QString& path);
@@ -68,6 +74,8 @@ class SessionController : public QObject, public SessionContext {
   void selectionChanged(const Selection& s);
   void closed();
   void comparisonChanged();
+  // A comparison with another session finished ("" when it worked, else why not).
+  void diffed(const QString& error);
 
  private:
   Progress workerProgress(const std::atomic<bool>& cancel);
@@ -82,6 +90,7 @@ class SessionController : public QObject, public SessionContext {
     std::vector<ComparisonEntry> entries;    // compile: its own run; compare: one per selection
     bool comparisonOnly = false;             // a compare job: keep the snapshot, update the comparison
     std::optional<RuleAblation> ablation;    // an ablation job: keep the snapshot, tell the views
+    std::optional<SessionPair> pair;         // a diff job: keep the snapshot, tell the views
   };
   // Runs `job` on the worker. It replaces a queued or running job of the same kind only (RenderDoc's
   // rule): loading a program cancels a compile, but a comparison leaves it running.
@@ -106,6 +115,9 @@ class SessionController : public QObject, public SessionContext {
     bool running = false;
   };
   std::array<Job, kNumRequestKinds> jobs_;
+  static std::shared_ptr<const Session> compileOther(std::shared_ptr<const Program> program, const QString& source,
+                                                     const SessionOptions& options, Progress& progress);
+  QString diffName_;  // B of the running diff, so the views waiting for it hear of a cancel
   QString ablationRule_;  // of the running "without this rule" compile, told to the views on cancel
   bool busy_ = false;
   QueryRunner queries_;

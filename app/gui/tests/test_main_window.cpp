@@ -29,7 +29,9 @@
 #include "app/gui/main_window.h"
 #include "engine/tune/tuning_cache.h"
 #include "tests/require_opencl.h"
+#include "views/compare_view.h"
 #include "views/devices_view.h"
+#include "views/diff_kernels_model.h"
 #include "views/egraph_view.h"
 #include "views/graph_view.h"
 #include "views/plan_view.h"
@@ -566,6 +568,45 @@ class TestMainWindow : public QObject {
     w.controller().cancel();
     QVERIFY2(view->comparison()->text().contains("cancelled"), qPrintable(view->comparison()->text()));
     QVERIFY(view->recompileButton()->isEnabled());
+    QVERIFY(waitIdle(w, 120000));
+  }
+
+  // Compare with the program compiled under another tune level: B compiles on the worker (the GUI
+  // thread never stalls), the dock lists the kernels that changed, the e-graph and plan views
+  // keep the shown session; a cancel answers at once.
+  void compareWithAnotherTuneLevel() {
+    MainWindow w;
+    w.show();
+    w.controller().compileOptions().tune = TuneLevel::None;
+    w.controller().compileOptions().cache = "none";
+    w.controller().compileOptions().budgetCount = 2;
+    w.openFile(sample("mlp.ks"));
+    QVERIFY(waitIdle(w));
+    w.controller().compile();
+    QVERIFY(waitIdle(w, 120000));
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QAction* act = w.findChild<QAction*>("CompareWithAction");
+    QVERIFY(act && act->isEnabled());
+    const Session* shown = w.controller().snapshot()->session.get();
+    DiffRequest r;
+    r.tune = TuneLevel::Quick;
+    QSignalSpy diffed(&w.controller(), &SessionController::diffed);
+    StallWatchdog watchdog;
+    w.controller().compareWith(r);
+    QVERIFY(w.controller().isRunning(RequestKind::Diff));
+    QVERIFY(w.compareView()->summary()->text().contains("tune quick"));
+    QVERIFY(waitIdle(w, 120000));
+    const qint64 worst = watchdog.stop("compare with tune quick");
+    QVERIFY2(worst < 1000, qPrintable(QString("GUI thread stalled %1 ms").arg(worst)));
+    QCOMPARE(diffed.count(), 1);
+    QVERIFY2(diffed.front().front().toString().isEmpty(), qPrintable(diffed.front().front().toString()));
+    QCOMPARE(w.controller().snapshot()->session.get(), shown);
+    QVERIFY(w.compareView()->kernelsModel()->rowCount() > 0);
+
+    w.controller().compareWith(r);
+    w.controller().cancel();
+    QVERIFY2(w.compareView()->summary()->text().contains("cancelled"), qPrintable(w.compareView()->summary()->text()));
+    QCOMPARE(w.compareView()->kernelsModel()->rowCount(), 0);
     QVERIFY(waitIdle(w, 120000));
   }
 
