@@ -182,8 +182,9 @@ FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(paren
   });
   connect(jump_, &QPushButton::clicked, this, &FusionView::jumpToExplained);
   connect(graph_, &GraphView::nodeSelected, this, &FusionView::onNodeSelected);
+  // A step drawn in the frame keeps the view where it was: the selection follows without scrolling.
   connect(graph_, &GraphView::layoutFinished, this, [this] {
-    if (selectedClass_) selectClass(*selectedClass_);
+    if (selectedClass_) selectClass(*selectedClass_, !graph_->isFramed());
   });
   table_->installEventFilter(this);
   graph_->installEventFilter(this);
@@ -206,6 +207,8 @@ void FusionView::showTrace(std::shared_ptr<const Session> session) {
   fitColumns(table_);
   step_ = -1;
   explainedStep_ = -1;
+  frame_.reset();
+  requestFrame();
   answer_->clear();
   jump_->setEnabled(false);
   updating_ = true;
@@ -256,12 +259,30 @@ void FusionView::setStep(int step) {
 
 void FusionView::redraw() {
   if (!trace_ || step_ < 0) return;
-  graph_->setModel(fusionPictureOf(*session_, step_));
+  if (frame_) graph_->setModelInFrame(fusionPictureOf(*session_, step_), frame_);
+  else graph_->setModel(fusionPictureOf(*session_, step_));
 }
 
-bool FusionView::selectClass(uint32_t cls) {
+void FusionView::requestFrame() {
+  if (!context_ || !session_ || stepCount() == 0) return;
+  std::shared_ptr<const Session> session = session_;
+  const std::string key = "fusion frame " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get()));
+  using FramePtr = std::shared_ptr<const viz::Picture>;
+  // Without a frame each step is laid out on its own: the view still works, only less steadily.
+  postQuery<FramePtr>(
+      context_->queries(), RequestKind::FusionFrame, key,
+      [session] { return std::make_shared<const viz::Picture>(fusionFramePictureOf(*session)); }, this,
+      [this, session](const FramePtr& f) {
+        if (session != session_) return;
+        frame_ = f;
+        redraw();
+      },
+      [](const std::string&) {});
+}
+
+bool FusionView::selectClass(uint32_t cls, bool reveal) {
   // The node computing the class, else a load of it.
-  return graph_->selectId("c" + std::to_string(cls)) || graph_->selectSubject({viz::SubjectKind::EClass, cls});
+  return graph_->selectId("c" + std::to_string(cls), reveal) || graph_->selectSubject({viz::SubjectKind::EClass, cls}, reveal);
 }
 
 int FusionView::drawnKernelCount() const { return static_cast<int>(graph_->model().clusters.size()); }

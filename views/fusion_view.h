@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/kernelizer/fusion_trace.h"
+#include "engine/viz/picture.h"
 #include "views/session_view.h"
 
 class QComboBox;
@@ -70,6 +71,9 @@ class FusionView : public QWidget, public SessionView {
   QLabel* answer() const { return answer_; }
   QSlider* slider() const { return slider_; }
   int drawnKernelCount() const;  // clusters in the model drawn now
+  // Every step's nodes in one picture (asked of the query worker when a trace is shown; null
+  // until it answers): the graph draws each step in its layout, so no node moves between steps.
+  const std::shared_ptr<const viz::Picture>& frame() const { return frame_; }
 
  signals:
   void explained(const Separation& separation);
@@ -81,10 +85,11 @@ class FusionView : public QWidget, public SessionView {
  private:
   bool stepKey(int key);
   void redraw();
-  bool selectClass(uint32_t cls);
+  bool selectClass(uint32_t cls, bool reveal = true);
   void showExplanation(uint32_t a, uint32_t b, const Separation& sep);
   void onNodeSelected(int node);
   void fillClassCombos();
+  void requestFrame();
 
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
@@ -107,6 +112,7 @@ class FusionView : public QWidget, public SessionView {
   int explainedStep_ = -1;
   bool updating_ = false;
   std::optional<uint32_t> selectedClass_;
+  std::shared_ptr<const viz::Picture> frame_;
 };
 
 }  // namespace ks

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "engine/viz/picture_dot.h"
+#include "views/graph_frame.h"
 #include "views/graph_items.h"
 #include "views/layout_worker.h"
 #include "views/overlay_controls.h"
@@ -76,11 +77,12 @@ void GraphView::clear() {
   partLayouts_.clear();
   overlay_.clearMeasures();  // they were of the old picture; the chosen metric stays
   diffMarks_.clear();
+  framed_ = false;
   applyOverlay();
   setStatus(QString());
 }
 
-bool GraphView::isBusy() const { return inFlight_ > 0; }
+bool GraphView::isBusy() const { return inFlight_ > 0 || (framed_ && !frame_ && !frameFailed_); }
 
 void GraphView::setModel(viz::Picture picture) {
   clear();
@@ -88,6 +90,76 @@ void GraphView::setModel(viz::Picture picture) {
   full_ = std::move(picture);
   fitAfterLayout_ = true;
   relayoutOverview();
+}
+
+void GraphView::setModelInFrame(viz::Picture picture, std::shared_ptr<const viz::Picture> frame) {
+  if (!frame || (frameFailed_ && frame == framePicture_)) {
+    setModel(std::move(picture));
+    return;
+  }
+  if (frame != framePicture_) requestFrameLayout(frame);
+  const bool holds = !frame_ || frame_->holds(picture);
+  if (!holds || viz::collapse(picture, {}).collapsed) {
+    setModel(std::move(picture));
+    return;
+  }
+  // Keeps the transform and the scroll bars: the scene rect stays the frame's.
+  clear();
+  timer_.start();
+  full_ = std::move(picture);
+  view_ = viz::collapse(full_, open_);
+  framed_ = true;
+  if (frame_) composeInFrame();
+}
+
+void GraphView::requestFrameLayout(std::shared_ptr<const viz::Picture> frame) {
+  if (frameJob_) frameJob_->cancel();
+  framePicture_ = frame;
+  frame_.reset();
+  frameFailed_ = false;
+  frameFitted_ = false;
+  frameJob_ = LayoutWorker::instance().request(layoutInputOf(*frame), this, [this, frame](const LayoutResult& r) {
+    if (frame != framePicture_) return;
+    frameJob_.reset();
+    if (!r.layout) {
+      // Too large or failed: each picture is laid out on its own, as without a frame.
+      frameFailed_ = true;
+      emit layoutFailed(tr("frame: %1").arg(r.error));
+      if (framed_) setModel(viz::Picture(full_));
+      return;
+    }
+    frame_ = std::make_shared<GraphFrame>(frame, r.layout);
+    if (!framed_) return;
+    if (frame_->holds(full_)) composeInFrame();
+    else setModel(viz::Picture(full_));
+  });
+}
+
+// Like compose(), with every place taken from the frame: no layout runs, so a step draws at once.
+void GraphView::composeInFrame() {
+  scene_->clear();
+  matches_.clear();
+  matchIndex_ = -1;
+  emit layoutStarted();
+  for (int i = 0; i < int(full_.nodes.size()); ++i)
+    scene_->addItem(new GraphNodeItem(frame_->nodeRect(full_.nodes[i]), full_.nodes[i], {i, -1, full_.nodes[i].cluster}));
+  for (int c = 0; c < int(full_.clusters.size()); ++c) {
+    const QRectF box = frame_->clusterRect(full_, c);
+    if (box.isNull()) continue;
+    const viz::Cluster& cl = full_.clusters[c];
+    scene_->addItem(new GraphClusterItem(box, QString::fromStdString(cl.label), cl.highlighted, false, {-1, -1, c}));
+  }
+  for (const viz::Edge& e : full_.edges) {
+    const GraphLayout::EdgePath ep = frame_->edgePath(full_, e);
+    scene_->addItem(new GraphEdgeItem(ep.path, ep.hasArrow, ep.arrowBase, ep.arrowTip, e, QString::fromStdString(full_.nodes[e.from].id),
+                                      QString::fromStdString(full_.nodes[e.to].id)));
+  }
+  applyOverlay();
+  scene_->setSceneRect(frame_->bounds().adjusted(-40, -40, 40, 40));
+  if (!frameFitted_) fitReadable();
+  frameFitted_ = true;
+  setStatus(statusSummary());
+  emit layoutFinished(timer_.nsecsElapsed() / 1e6);
 }
 
 void GraphView::relayoutOverview() {
@@ -351,27 +423,29 @@ void GraphView::findNext() {
   centerOn(matches_[matchIndex_]->boundingRect().center());
 }
 
-bool GraphView::selectNode(int node) {
+bool GraphView::selectNode(int node, bool reveal) {
   for (QGraphicsItem* it : scene_->items()) {
     if (it->type() != GraphNodeItem::Type) continue;
     auto* ni = static_cast<GraphNodeItem*>(it);
     if (ni->ref().node != node) continue;
     scene_->clearSelection();
     ni->setSelected(true);
-    centerOn(ni->boundingRect().center());
+    // A node already in sight stays where the eye has it.
+    if (reveal && !viewport()->rect().contains(mapFromScene(ni->boundingRect()).boundingRect()))
+      centerOn(ni->boundingRect().center());
     return true;
   }
   return false;
 }
 
-bool GraphView::selectId(const std::string& id) {
+bool GraphView::selectId(const std::string& id, bool reveal) {
   const int i = full_.findNode(id);
-  return i >= 0 && selectNode(i);
+  return i >= 0 && selectNode(i, reveal);
 }
 
-bool GraphView::selectSubject(viz::Subject subject) {
+bool GraphView::selectSubject(viz::Subject subject, bool reveal) {
   const int i = full_.findSubject(subject);
-  return i >= 0 && selectNode(i);
+  return i >= 0 && selectNode(i, reveal);
 }
 
 void GraphView::zoomBy(double factor) {

@@ -21,6 +21,7 @@ class QLabel;
 
 namespace ks {
 
+class GraphFrame;
 class LayoutJob;
 class GraphNodeItem;
 class OverlayLegend;
@@ -38,6 +39,15 @@ class GraphView : public QGraphicsView {
   void setModel(viz::Picture picture);
   void clear();
   const viz::Picture& model() const { return full_; }
+  // Shows `picture` with each node where `frame`'s layout put the node of the same id; the frame
+  // (a picture holding every id of the pictures drawn in it) is laid out once, on the layout
+  // worker, and kept while the same frame comes back. Stepping between pictures of one frame
+  // moves no node and keeps the zoom and scroll: clusters are the box around their members,
+  // edges the frame's splines. A picture the frame does not hold, one that would open
+  // collapsed, or a frame that cannot be laid out, is drawn by setModel instead.
+  void setModelInFrame(viz::Picture picture, std::shared_ptr<const viz::Picture> frame);
+  // The picture shown is drawn in its frame (not laid out on its own).
+  bool isFramed() const { return framed_; }
 
   bool isCollapsed() const { return view_.collapsed; }
   bool isExpanded(int group) const { return open_.count(group) > 0; }
@@ -58,11 +68,12 @@ class GraphView : public QGraphicsView {
   // `text` and centres the first; returns the number of matches.
   int find(const QString& text);
   void findNext();
-  // Selects and centres the node of the full picture with this index (expanding nothing).
-  bool selectNode(int node);
+  // Selects the node of the full picture with this index (expanding nothing), centring it when
+  // it is out of sight and `reveal` (else the view does not move).
+  bool selectNode(int node, bool reveal = true);
   // Selects the node with this id, else the first one standing for `subject`.
-  bool selectId(const std::string& id);
-  bool selectSubject(viz::Subject subject);
+  bool selectId(const std::string& id, bool reveal = true);
+  bool selectSubject(viz::Subject subject, bool reveal = true);
 
   void zoomBy(double factor);
   void fit();
@@ -112,6 +123,8 @@ class GraphView : public QGraphicsView {
  private:
   void relayoutOverview();
   void compose();
+  void requestFrameLayout(std::shared_ptr<const viz::Picture> frame);
+  void composeInFrame();
   void composeOpenGroup(int visibleNode, const QRectF& frame, std::vector<QPointF>& offsetOf);
   void onSceneSelection();
   void showFindBar();
@@ -140,6 +153,14 @@ class GraphView : public QGraphicsView {
   OverlayLegend* legend_;
   OverlayControls* overlayControls_ = nullptr;
   std::vector<DiffMark> diffMarks_;
+  // The frame of setModelInFrame: its picture, its layout once known (null before, or when it
+  // failed), the job laying it out (kept by clear(): a step does not restart it).
+  std::shared_ptr<const viz::Picture> framePicture_;
+  std::shared_ptr<const GraphFrame> frame_;
+  std::shared_ptr<LayoutJob> frameJob_;
+  bool frameFailed_ = false;
+  bool frameFitted_ = false;  // fitted once; later steps keep the user's zoom and scroll
+  bool framed_ = false;
 };
 
 }  // namespace ks

@@ -13,7 +13,8 @@ enum class RequestKind : uint8_t {
   Ablation,      // the shown program compiled again with one rewrite rule off
   PlanWhy,       // why the plan computes a class the way it does (an extraction run again)
   Diff,          // another session loaded or compiled, and diffed with the shown one
+  FusionFrame,   // every fusion step's nodes in one picture, for a layout that stays put
 };
-inline constexpr int kNumRequestKinds = 7;
+inline constexpr int kNumRequestKinds = 8;
 
 }  // namespace ks

@@ -85,12 +85,14 @@ int main(int argc, char** argv) {
   QCommandLineOption colourBy("colour-by", "Colour e-graph and plan nodes by: none, time, gbs, gflops or peak.", "METRIC", "none");
   QCommandLineOption values("values", "Show each node's measured value (with --colour-by).");
   QCommandLineOption selectKernel("select-kernel", "Select this kernel (index) before --screenshot.", "N");
+  QCommandLineOption fusionStep("fusion-step", "Show the kernels after this fusion step (index) before --screenshot.", "N");
   parser.addOption(compare);
   parser.addOption(compareWith);
   parser.addOption(raise);
   parser.addOption(dockWidth);
   parser.addOption(hide);
   parser.addOption(selectKernel);
+  parser.addOption(fusionStep);
   parser.addOption(colourBy);
   parser.addOption(values);
   parser.addOption(compile);
@@ -150,16 +152,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "no view named %s\n", qPrintable(name));
   if (parser.isSet(shot)) {
     const QString path = parser.value(shot);
-    const QString kernel = parser.value(selectKernel);
+    const QString kernel = parser.value(selectKernel), step = parser.value(fusionStep);
     // Give the load a moment to start before waiting for idle.
-    QTimer::singleShot(200, &w, [&w, path, kernel] {
+    QTimer::singleShot(200, &w, [&w, path, kernel, step] {
       w.screenshotWhenIdle(path, 600000, [path](bool ok) {
         std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
         QApplication::exit(ok ? 0 : 1);
-      }, [&w, kernel] {
-        if (kernel.isEmpty()) return;
+      }, [&w, kernel, step] {
         ks::Selection s = w.controller().selection();
-        s.kernel = kernel.toUInt();
+        if (!kernel.isEmpty()) s.kernel = kernel.toUInt();
+        if (!step.isEmpty()) s.fusionStep = step.toUInt();
         w.controller().select(s, nullptr);
       });
     });

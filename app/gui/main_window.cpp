@@ -280,8 +280,19 @@ void MainWindow::followDock(QDockWidget* d, QWidget* centralPage) {
 }
 
 void MainWindow::showAsSaved() {
-  if (QSettings().contains("window/geometry")) show();
-  else showMaximized();
+  if (QSettings().contains("window/geometry")) {
+    show();
+    return;
+  }
+  showMaximized();
+  // Maximizing is the window manager's job; without one (Xvfb, a bare X session) the window
+  // would keep its constructor's size, so it takes the screen's available area itself.
+  QTimer::singleShot(300, this, [this] {
+    if (!screen() || !(windowState() & Qt::WindowMaximized)) return;
+    const QRect avail = screen()->availableGeometry();
+    if (frameGeometry().width() < avail.width() * 95 / 100 || frameGeometry().height() < avail.height() * 90 / 100)
+      setGeometry(avail);
+  });
 }
 
 void MainWindow::showEvent(QShowEvent* e) {

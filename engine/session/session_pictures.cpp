@@ -3,6 +3,7 @@
 
 #include "engine/session/source_links.h"
 #include "engine/viz/egraph_picture.h"
+#include "engine/viz/fusion_frame.h"
 #include "engine/viz/fusion_picture.h"
 #include "engine/viz/plan_picture.h"
 
@@ -19,6 +20,8 @@ viz::Picture egraphPictureOf(const Session& s) {
 viz::Picture fusionPictureOf(const Session& s, int step) {
   return viz::fusionPicture(s.trace().fusion.trace, step, &s.graph());
 }
+
+viz::Picture fusionFramePictureOf(const Session& s) { return viz::fusionFramePicture(s.trace().fusion.trace, &s.graph()); }
 
 viz::Picture planPictureOf(const Session& s) {
   if (!s.hasStage(Stage::Planned)) {

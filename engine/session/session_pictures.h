@@ -10,6 +10,9 @@ namespace ks {
 viz::Picture egraphPictureOf(const Session& s);
 // The kernels after fusion step `step` (-1: the last).
 viz::Picture fusionPictureOf(const Session& s, int step);
+// Every fusion step's nodes at once (viz::fusionFramePicture): laid out once, it keeps each node
+// in one place while the steps are stepped through.
+viz::Picture fusionFramePictureOf(const Session& s);
 // The plan's launches and copies (empty before planning).
 viz::Picture planPictureOf(const Session& s);
 

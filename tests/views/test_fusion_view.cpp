@@ -4,11 +4,14 @@
 #include <QSlider>
 #include <QTableView>
 #include <QtTest>
+#include <map>
 
 #include "engine/io/program_source.h"
 #include "engine/session/session.h"
 #include "views/fusion_view.h"
+#include "views/graph_items.h"
 #include "views/graph_view.h"
+#include "views/layout_worker.h"
 
 using namespace ks;
 
@@ -23,6 +26,24 @@ class Ctx : public SessionContext {
   Selection sel;
   QueryRunner runner;
 };
+
+// Node id -> where its item is drawn: in the scene, and in the view's viewport.
+struct Places {
+  std::map<QString, QRectF> scene;
+  std::map<QString, QPoint> screen;
+  QString selected;
+};
+Places placesOf(GraphView& g) {
+  Places p;
+  for (QGraphicsItem* it : g.scene()->items()) {
+    if (it->type() != GraphNodeItem::Type) continue;
+    auto* n = static_cast<GraphNodeItem*>(it);
+    p.scene[n->id()] = n->rect();
+    p.screen[n->id()] = g.mapFromScene(n->rect().center());
+    if (n->isSelected()) p.selected = n->id();
+  }
+  return p;
+}
 
 std::shared_ptr<Session> softmaxSession() {
   SessionOptions o;
@@ -161,6 +182,52 @@ class TestFusionView : public QObject {
     v.graphView()->fitReadable();
     QTest::qWait(100);
     QVERIFY(v.grab().save(out));
+  }
+
+  // Every step is drawn in one layout of all the steps' nodes: a node shown at two steps is at
+  // the same place in the scene and on screen, the selected node too, and stepping runs no layout.
+  void positionsStayAcrossSteps() {
+    Ctx ctx;
+    FusionView v(&ctx);
+    v.resize(1200, 800);
+    v.show();
+    v.showTrace(session_);
+    GraphView* g = v.graphView();
+    QTRY_VERIFY_WITH_TIMEOUT(v.frame() && g->isFramed() && !g->isBusy(), 60000);
+    QVERIFY(v.frame()->nodes.size() >= g->model().nodes.size());
+    const int before = LayoutWorker::instance().pending();
+    // Select a class computed at the last step; it stays selected and in place while stepping.
+    QString chosen;
+    for (const viz::Node& n : g->model().nodes)
+      if (n.id.rfind("c", 0) == 0 && n.id.find('@') == std::string::npos) chosen = QString::fromStdString(n.id);
+    QVERIFY(!chosen.isEmpty());
+    Selection sel;
+    sel.eclass = chosen.mid(1).toUInt();
+    v.selectionChanged(sel);
+    Places prev = placesOf(*g);
+    QCOMPARE(prev.selected, chosen);
+    int common = 0, selectedSeen = 0;
+    for (int step = v.stepCount() - 2; step >= 0; --step) {
+      v.setStep(step);
+      QVERIFY(g->isFramed());
+      QVERIFY(!g->isBusy());  // drawn at once: no layout was asked for
+      const Places now = placesOf(*g);
+      for (const auto& [id, rect] : now.scene) {
+        auto it = prev.scene.find(id);
+        if (it == prev.scene.end()) continue;
+        ++common;
+        QCOMPARE(rect, it->second);
+        QCOMPARE(now.screen.at(id), prev.screen.at(id));
+      }
+      if (now.scene.count(chosen)) {
+        ++selectedSeen;
+        QCOMPARE(now.selected, chosen);
+      }
+      prev = now;
+    }
+    QVERIFY(common > 0);
+    QVERIFY(selectedSeen > 0);
+    QCOMPARE(LayoutWorker::instance().pending(), before);
   }
 };
 
