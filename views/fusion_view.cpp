@@ -259,8 +259,27 @@ void FusionView::setStep(int step) {
 
 void FusionView::redraw() {
   if (!trace_ || step_ < 0) return;
-  if (frame_) graph_->setModelInFrame(fusionPictureOf(*session_, step_), frame_);
-  else graph_->setModel(fusionPictureOf(*session_, step_));
+  if (!context_) {  // no worker to ask (a view made for a test): drawn here
+    draw(fusionPictureOf(*session_, step_));
+    return;
+  }
+  // Replaying the trace up to a step grows with the trace: the query worker builds the picture;
+  // a newer step replaces a pending one, and a step seen before answers from the cache at once.
+  std::shared_ptr<const Session> session = session_;
+  const int step = step_;
+  const std::string key = "fusion step " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
+                          std::to_string(step);
+  postQuery<viz::Picture>(
+      context_->queries(), RequestKind::FusionStep, key, [session, step] { return fusionPictureOf(*session, step); }, this,
+      [this, session, step](const viz::Picture& p) {
+        if (session == session_ && step == step_) draw(p);
+      },
+      [](const std::string&) {});
+}
+
+void FusionView::draw(viz::Picture picture) {
+  if (frame_) graph_->setModelInFrame(std::move(picture), frame_);
+  else graph_->setModel(std::move(picture));
 }
 
 void FusionView::requestFrame() {

@@ -85,6 +85,7 @@ class FusionView : public QWidget, public SessionView {
  private:
   bool stepKey(int key);
   void redraw();
+  void draw(viz::Picture picture);
   bool selectClass(uint32_t cls, bool reveal = true);
   void showExplanation(uint32_t a, uint32_t b, const Separation& sep);
   void onNodeSelected(int node);

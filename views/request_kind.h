@@ -14,7 +14,8 @@ enum class RequestKind : uint8_t {
   PlanWhy,       // why the plan computes a class the way it does (an extraction run again)
   Diff,          // another session loaded or compiled, and diffed with the shown one
   FusionFrame,   // every fusion step's nodes in one picture, for a layout that stays put
+  FusionStep,    // the kernels after one fusion step (a replay of the trace up to it)
 };
-inline constexpr int kNumRequestKinds = 8;
+inline constexpr int kNumRequestKinds = 9;
 
 }  // namespace ks

@@ -45,6 +45,12 @@ Places placesOf(GraphView& g) {
   return p;
 }
 
+// Pictures are built on the query worker: waits until the graph shows the state after `step`.
+bool drawn(FusionView& v, int step) {
+  const std::string title = "after step " + std::to_string(step) + ":";
+  return QTest::qWaitFor([&] { return v.graphView()->model().title.rfind(title, 0) == 0 && !v.graphView()->isBusy(); }, 30000);
+}
+
 std::shared_ptr<Session> softmaxSession() {
   SessionOptions o;
   o.tune = TuneLevel::None;
@@ -108,6 +114,7 @@ class TestFusionView : public QObject {
     const FusionTrace& t = session_->trace().fusion.trace;
     for (int n = 0; n < v.stepCount(); ++n) {
       v.setStep(n);
+      QVERIFY(drawn(v, n));
       const TraceState st = t.stateAfter(n + 1);
       QCOMPARE(v.drawnKernelCount(), static_cast<int>(st.size()));
       // Every class computed or loaded in the state is drawn once per kernel holding it.
@@ -193,7 +200,7 @@ class TestFusionView : public QObject {
     v.show();
     v.showTrace(session_);
     GraphView* g = v.graphView();
-    QTRY_VERIFY_WITH_TIMEOUT(v.frame() && g->isFramed() && !g->isBusy(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(v.frame() && g->isFramed() && drawn(v, v.stepCount() - 1), 60000);
     QVERIFY(v.frame()->nodes.size() >= g->model().nodes.size());
     const int before = LayoutWorker::instance().pending();
     // Select a class computed at the last step; it stays selected and in place while stepping.
@@ -209,8 +216,8 @@ class TestFusionView : public QObject {
     int common = 0, selectedSeen = 0;
     for (int step = v.stepCount() - 2; step >= 0; --step) {
       v.setStep(step);
+      QVERIFY(drawn(v, step));
       QVERIFY(g->isFramed());
-      QVERIFY(!g->isBusy());  // drawn at once: no layout was asked for
       const Places now = placesOf(*g);
       for (const auto& [id, rect] : now.scene) {
         auto it = prev.scene.find(id);
