@@ -151,6 +151,9 @@ class TestPictureParity : public QObject {
     const int step = view.stepCount() / 2;
     QVERIFY(step > 0);
     view.setStep(step);
+    // The step's picture comes from the query worker, then the graph lays it out.
+    const std::string title = "after step " + std::to_string(step) + ":";
+    QVERIFY(QTest::qWaitFor([&] { return view.graphView()->model().title.rfind(title, 0) == 0; }, 30000));
     QVERIFY(waitLayout(view.graphView()));
     const QJsonObject cli = exported({"--view", "fusion", "--step", QString::number(step)});
     QVERIFY(cli["title"].toString().startsWith(QString("after step %1:").arg(step)));
