@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/session/exporters.h"
+#include "engine/session/session_pictures.h"
 #include "engine/session/session.h"
 
 namespace {
@@ -28,8 +29,11 @@ void readLikeTheViews(const ks::Session& s) {
   using ks::ExportView;
   for (ExportView v : {ExportView::EGraph, ExportView::Fusion, ExportView::Plan, ExportView::Timeline})
     for (const char* format : {"json", "dot", "csv"}) reads([&] { (void)ks::exportView(s, v, format); });
-  // The Fusion view steps through the trace: the first, a middle and the last state.
-  const int steps = static_cast<int>(s.trace().fusion.trace.steps.size());
+  // The Fusion view steps through the plan's run: the first, a middle and the last state; and
+  // draws every run on its own graph (its forms as structural nodes).
+  const ks::KernelizerRun* shown = s.trace().shownRun();
+  const int steps = shown ? static_cast<int>(shown->trace.steps.size()) : 0;
+  for (std::size_t r = 0; r < s.trace().fusionRuns.size(); ++r) reads([&] { (void)ks::fusionPictureOf(s, -1, static_cast<int>(r)); });
   for (int step : {0, steps / 2, steps}) {
     ks::ExportOptions o;
     o.step = step;

@@ -95,6 +95,14 @@ FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(paren
   auto* left = new QWidget(split);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(4, 4, 4, 4);
+  auto* runRow = new QHBoxLayout;
+  runRow->addWidget(new QLabel(tr("Run:"), left));
+  runs_ = new QComboBox(left);
+  runs_->setToolTip(tr("Each kernelizer run of the compile: which candidate term, before or after AOT matching (GEMMs "
+                       "as region boundaries), and how many kernels it made. The view opens on the run the plan's "
+                       "kernels come from."));
+  runRow->addWidget(runs_, 1);
+  leftLayout->addLayout(runRow);
   auto* nav = new QHBoxLayout;
   auto mk = [&](const QString& text, const QString& tip) {
     auto* b = new QToolButton(left);
@@ -166,6 +174,9 @@ FusionView::FusionView(SessionContext* context, QWidget* parent) : QWidget(paren
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
 
+  connect(runs_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (!updating_ && i >= 0 && i != run_) showRun(i);
+  });
   connect(firstBtn_, &QToolButton::clicked, this, [this] { first(); });
   connect(prevBtn_, &QToolButton::clicked, this, [this] { prev(); });
   connect(nextBtn_, &QToolButton::clicked, this, [this] { next(); });
@@ -202,7 +213,52 @@ void FusionView::sessionClosed() {
 
 void FusionView::showTrace(std::shared_ptr<const Session> session) {
   session_ = std::move(session);
-  trace_ = session_ ? &session_->trace().fusion.trace : nullptr;
+  const CompileTrace* t = session_ ? &session_->trace() : nullptr;
+  const KernelizerRun* shown = t ? t->shownRun() : nullptr;
+  fillRunBox();
+  run_ = -1;
+  showRun(shown ? static_cast<int>(shown - t->fusionRuns.data()) : -1);
+}
+
+int FusionView::runCount() const { return session_ ? static_cast<int>(session_->trace().fusionRuns.size()) : 0; }
+
+void FusionView::fillRunBox() {
+  updating_ = true;
+  runs_->clear();
+  if (session_) {
+    const CompileTrace& t = session_->trace();
+    for (std::size_t i = 0; i < t.fusionRuns.size(); ++i) {
+      const KernelizerRun& r = t.fusionRuns[i];
+      QString text = tr("run %1: %2 — %3 kernels").arg(i).arg(q(runTitle(r))).arg(r.kernels.size());
+      if (static_cast<int>(i) == t.planRun) text += tr(" (the plan's)");
+      runs_->addItem(text, static_cast<int>(i));
+    }
+  }
+  runs_->setEnabled(runs_->count() > 1);
+  updating_ = false;
+}
+
+const Graph* FusionView::shownGraph() const { return runGraph_ ? runGraph_.get() : session_ ? &session_->graph() : nullptr; }
+
+void FusionView::showRun(int run) {
+  const int count = runCount();
+  run = count == 0 ? -1 : std::clamp(run, 0, count - 1);
+  run_ = run;
+  const KernelizerRun* r = run >= 0 ? &session_->trace().fusionRuns[static_cast<std::size_t>(run)] : nullptr;
+  trace_ = r ? &r->trace : nullptr;
+  runGraph_.reset();
+  QString graphNote;
+  if (r && !r->forms.empty()) {
+    try {
+      runGraph_ = std::make_shared<const Graph>(runGraph(session_->graph(), *r));
+    } catch (const Error& e) {
+      // Drawn on the e-graph's forms instead: labels and edges are then those of the static best.
+      graphNote = tr("This run's term could not be rebuilt (%1); its classes are drawn as the static best computes them.").arg(q(e.what()));
+    }
+  }
+  updating_ = true;
+  if (run >= 0) runs_->setCurrentIndex(run);
+  updating_ = false;
   model_->setTrace(trace_);
   fitColumns(table_);
   step_ = -1;
@@ -215,8 +271,19 @@ void FusionView::showTrace(std::shared_ptr<const Session> session) {
   slider_->setRange(0, std::max(0, stepCount() - 1));
   slider_->setValue(0);
   updating_ = false;
-  if (trace_ && !trace_->error.empty()) {
+  const bool failed = trace_ && !trace_->error.empty();
+  banner_->setStyleSheet(failed ? "QLabel { background: #ffe3e3; color: #c92a2a; border: 1px solid #c92a2a; padding: 4px; }"
+                                : "QLabel { background: #e7f5ff; color: #1864ab; border: 1px solid #1864ab; padding: 4px; }");
+  if (failed) {
     banner_->setText(tr("Kernelizer invariant violated at step %1: %2").arg(trace_->errorStep).arg(q(trace_->error)));
+    banner_->show();
+  } else if (!graphNote.isEmpty()) {
+    banner_->setText(graphNote);
+    banner_->show();
+  } else if (r && r->trace.steps.empty()) {
+    // A blank view would look like a failure: AOT kernels computing everything is a result.
+    banner_->setText(tr("This run fused nothing: AOT kernels (GEMMs) compute every class it needed. "
+                        "Choose the run before AOT matching to see the fusion decisions."));
     banner_->show();
   } else {
     banner_->hide();
@@ -259,20 +326,24 @@ void FusionView::setStep(int step) {
 
 void FusionView::redraw() {
   if (!trace_ || step_ < 0) return;
+  const std::size_t run = static_cast<std::size_t>(run_);
   if (!context_) {  // no worker to ask (a view made for a test): drawn here
-    draw(fusionPictureOf(*session_, step_));
+    draw(fusionPictureOf(session_->trace().fusionRuns[run], *shownGraph(), step_));
     return;
   }
   // Replaying the trace up to a step grows with the trace: the query worker builds the picture;
   // a newer step replaces a pending one, and a step seen before answers from the cache at once.
   std::shared_ptr<const Session> session = session_;
   const int step = step_;
-  const std::string key = "fusion step " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
-                          std::to_string(step);
+  // The run's own graph when it has one; else the session's, kept alive by `session`.
+  std::shared_ptr<const Graph> graph = runGraph_ ? runGraph_ : std::shared_ptr<const Graph>(session, &session->graph());
+  const std::string key = "fusion step " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " run " +
+                          std::to_string(run) + " " + std::to_string(step);
   postQuery<viz::Picture>(
-      context_->queries(), RequestKind::FusionStep, key, [session, step] { return fusionPictureOf(*session, step); }, this,
-      [this, session, step](const viz::Picture& p) {
-        if (session == session_ && step == step_) draw(p);
+      context_->queries(), RequestKind::FusionStep, key,
+      [session, run, graph, step] { return fusionPictureOf(session->trace().fusionRuns.at(run), *graph, step); }, this,
+      [this, session, run, step](const viz::Picture& p) {
+        if (session == session_ && static_cast<int>(run) == run_ && step == step_) draw(p);
       },
       [](const std::string&) {});
 }
@@ -285,14 +356,20 @@ void FusionView::draw(viz::Picture picture) {
 void FusionView::requestFrame() {
   if (!context_ || !session_ || stepCount() == 0) return;
   std::shared_ptr<const Session> session = session_;
-  const std::string key = "fusion frame " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get()));
+  const int run = run_;
+  // The run's own graph when it has one; else the session's, kept alive by `session`.
+  std::shared_ptr<const Graph> graph = runGraph_ ? runGraph_ : std::shared_ptr<const Graph>(session, &session->graph());
+  const std::string key = "fusion frame " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " run " + std::to_string(run);
   using FramePtr = std::shared_ptr<const viz::Picture>;
   // Without a frame each step is laid out on its own: the view still works, only less steadily.
   postQuery<FramePtr>(
       context_->queries(), RequestKind::FusionFrame, key,
-      [session] { return std::make_shared<const viz::Picture>(fusionFramePictureOf(*session)); }, this,
-      [this, session](const FramePtr& f) {
-        if (session != session_) return;
+      [session, run, graph] {
+        return std::make_shared<const viz::Picture>(fusionFramePictureOf(session->trace().fusionRuns.at(static_cast<std::size_t>(run)), *graph));
+      },
+      this,
+      [this, session, run](const FramePtr& f) {
+        if (session != session_ || run != run_) return;
         frame_ = f;
         redraw();
       },
@@ -315,7 +392,7 @@ void FusionView::fillClassCombos() {
     classes.insert(k.classes.begin(), k.classes.end());
     classes.insert(k.loads.begin(), k.loads.end());
   }
-  const Graph* g = session_ ? &session_->graph() : nullptr;
+  const Graph* g = shownGraph();
   for (uint32_t c : classes) {
     classA_->addItem(classLabel(g, c), c);
     classB_->addItem(classLabel(g, c), c);
@@ -330,12 +407,17 @@ void FusionView::explain(uint32_t a, uint32_t b) {
   jump_->setEnabled(false);
   // Replaying the trace for a large program is slow: the query worker answers.
   std::shared_ptr<const Session> session = session_;
-  const std::string key = "explain " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " " +
-                          std::to_string(a) + " " + std::to_string(b);
+  const std::size_t run = static_cast<std::size_t>(run_);
+  // The run's own graph when it has one; else the session's, kept alive by `session`.
+  std::shared_ptr<const Graph> graph = runGraph_ ? runGraph_ : std::shared_ptr<const Graph>(session, &session->graph());
+  const std::string key = "explain " + std::to_string(reinterpret_cast<std::uintptr_t>(session.get())) + " run " +
+                          std::to_string(run) + " " + std::to_string(a) + " " + std::to_string(b);
   // A failed explanation is answered with its reason, never left at "Explaining…".
   postQuery<Separation>(
       context_->queries(), RequestKind::Explanation, key,
-      [session, a, b] { return session->trace().fusion.trace.explainSeparation(ClassId(a), ClassId(b), &session->graph()); },
+      [session, run, graph, a, b] {
+        return session->trace().fusionRuns.at(run).trace.explainSeparation(ClassId(a), ClassId(b), graph.get());
+      },
       this, [this, a, b](const Separation& sep) { showExplanation(a, b, sep); },
       [this, a, b](const std::string& error) {
         answer_->setText("%" + QString::number(a) + " and %" + QString::number(b) + tr(": cannot explain (%1)").arg(q(error)));

@@ -1,6 +1,8 @@
-// The Fusion view: the kernelizer's steps as a table, stepped with buttons, a slider or the arrow
-// keys; the kernels after the current step drawn as groups of classes with the step's change
-// highlighted; an invariant violation shown at its step; and "why not fused" for two classes.
+// The Fusion view: every kernelizer run of the compile (each candidate term, before and after AOT
+// matching) to choose from, opening on the run the plan's kernels come from; the chosen run's
+// steps as a table, stepped with buttons, a slider or the arrow keys; the kernels after the
+// current step drawn as groups of classes with the step's change highlighted; an invariant
+// violation shown at its step; and "why not fused" for two classes.
 #pragma once
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -48,8 +50,13 @@ class FusionView : public QWidget, public SessionView {
   void sessionClosed() override;
   void selectionChanged(const Selection& s) override;
 
-  // Shows a trace directly (tests; `graph` may be null).
+  // Shows a session's kernelizer runs, opening on the plan's (CompileTrace::shownRun).
   void showTrace(std::shared_ptr<const Session> session);
+  // Shows run `run` of the session (clamped); the steps open on its final state.
+  void showRun(int run);
+  int currentRun() const { return run_; }  // -1 when there is none
+  int runCount() const;
+  QComboBox* runBox() const { return runs_; }
 
   int stepCount() const;
   int currentStep() const { return step_; }  // -1 when there are no steps
@@ -91,11 +98,17 @@ class FusionView : public QWidget, public SessionView {
   void onNodeSelected(int node);
   void fillClassCombos();
   void requestFrame();
+  void fillRunBox();
+  const Graph* shownGraph() const;
 
   SessionContext* context_;
   std::shared_ptr<const Session> session_;
+  int run_ = -1;
   const FusionTrace* trace_ = nullptr;
+  // The shown run's graph when its term's forms differ from the e-graph's structural nodes.
+  std::shared_ptr<const Graph> runGraph_;
   FusionStepModel* model_;
+  QComboBox* runs_;
   QTableView* table_;
   QToolButton* firstBtn_;
   QToolButton* prevBtn_;

@@ -38,7 +38,7 @@ int cmdExport(int argc, char** argv) {
     else s.runTo(Stage::Planned);
   }
   for (const std::string& w : s.trace().warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  const std::size_t steps = s.trace().fusion.trace.steps.size();
+  const std::size_t steps = s.trace().shownRun() ? s.trace().shownRun()->trace.steps.size() : 0;
   if (options.step >= 0 && v != ExportView::Fusion) throw UsageError{"--step applies to --view fusion only"};
   if (options.step >= 0 && static_cast<std::size_t>(options.step) >= steps)
     throw UsageError{"--step " + std::to_string(options.step) + " is past the last fusion step (" +

@@ -29,7 +29,7 @@ const Command kCommands[] = {
     {"export",
      "export FILE|SESSION --view egraph|fusion|plan|timeline --format svg|png|dot|json|csv [--step N] [--expand GROUPS] --out PATH",
      cmdExport},
-    {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B   the step and rule that put two classes in different kernels",
+    {"explain-fusion", "explain-fusion FILE CLASS_A CLASS_B [--run N]   the step and rule that put two classes in different kernels, in the plan's kernelizer run or run N",
      cmdExplainFusion},
     {"explain-plan", "explain-plan FILE CLASS [--json] [--devices L] [--tune none|quick|full] [--rewrite MODE]   the chosen producer of a class, its measured time, the runner-up's and the plan cost without it",
      cmdExplainPlan},

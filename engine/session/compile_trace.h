@@ -16,6 +16,7 @@
 #include "engine/plan/plan_candidates.h"
 #include "engine/plan/run_record.h"
 #include "engine/rewrite/runner.h"
+#include "engine/session/kernelizer_run.h"
 #include "engine/tune/tune_search.h"
 
 namespace ks {
@@ -68,7 +69,15 @@ struct CompileTrace {
   std::vector<GraphSnapshot> snapshots;
   RewriteTrace rewrite;
   std::vector<StageTime> stageTimes;
-  KernelizeResult fusion;                 // the kernelizer run without AOT kernels (what the Fusion view steps)
+  // Every kernelizer run in the order they ran: per candidate term, before and (with AOT matches)
+  // after AOT matching. planRun is the one whose kernels the plan uses (-1: not planned yet).
+  std::vector<KernelizerRun> fusionRuns;
+  int planRun = -1;
+  // The run views and commands open on: the plan's, else the first; null when none ran.
+  const KernelizerRun* shownRun() const {
+    if (planRun >= 0 && static_cast<std::size_t>(planRun) < fusionRuns.size()) return &fusionRuns[static_cast<std::size_t>(planRun)];
+    return fusionRuns.empty() ? nullptr : &fusionRuns.front();
+  }
   std::vector<KernelRecord> kernels;
   std::vector<MatmulMatch> matches;
   std::vector<TuneMeasurement> measurements;

@@ -67,7 +67,8 @@ std::string exportView(const Session& s, ExportView view, const std::string& for
       if (picture) return renderPicture(fusionPictureOf(s, options.step), format, options);
       if (format == "csv") {
         os << "step,class,node,action,rule,reason,kernels\n";
-        for (const FusionStep& f : s.trace().fusion.trace.steps) {
+        const KernelizerRun* run = s.trace().shownRun();
+        for (const FusionStep& f : run ? run->trace.steps : std::vector<FusionStep>{}) {
           std::string ks;
           for (int32_t k : f.kernels) ks += (ks.empty() ? "K" : " K") + std::to_string(k);
           os << f.index << "," << (f.cls == UINT32_MAX ? std::string() : std::to_string(f.cls)) << "," << csvField(f.node) << ","

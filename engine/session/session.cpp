@@ -282,16 +282,22 @@ void Session::match(const Progress& progress) {
 void Session::kernelize() {
   if (hostOnly(devices_)) return;
   const auto outputs = program_.resultClasses();
-  // Pass 0 on the graph as the program built it: what the Fusion view steps through.
-  trace_.fusion = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
-  if (trace_.fusion.error) throw *trace_.fusion.error;
-  std::vector<uint32_t> made = addKernels(trace_.fusion.kernels, 0);
-  // Pass 1: the gaps between AOT kernels, when there are any.
+  const std::string term = trace_.rewrite.candidates.empty() ? "program" : trace_.rewrite.candidates[0].source;
+  // Before AOT matching, on the graph as it was then. A failed run is kept: its trace shows where.
+  KernelizeResult plain = ks::kernelize(preAotGraph_ ? *preAotGraph_ : program_.graph, outputs);
+  trace_.fusionRuns.push_back({0, term, false, std::move(plain.trace), {}, {}, {}});
+  if (plain.error) throw *plain.error;
+  std::vector<uint32_t> made = addKernels(plain.kernels, 0);
+  trace_.fusionRuns.back().kernels = made;
+  // After it: the gaps between AOT kernels, when there are any.
   if (!trace_.matches.empty()) {
     KernelizeResult aot = ks::kernelize(program_.graph, outputs);
+    trace_.fusionRuns.push_back({0, term, true, std::move(aot.trace), {}, {}, {}});
     if (aot.error) throw *aot.error;
-    const std::vector<uint32_t> more = addKernels(aot.kernels, 1);
-    made.insert(made.end(), more.begin(), more.end());
+    KernelizerRun& run = trace_.fusionRuns.back();
+    run.kernels = addKernels(aot.kernels, 1);
+    for (uint32_t i = 0; i < trace_.matches.size(); ++i) run.gemms.push_back(i);
+    made.insert(made.end(), run.kernels.begin(), run.kernels.end());
   }
   preAotGraph_.reset();
   if (!trace_.rewrite.candidates.empty()) {
@@ -320,23 +326,30 @@ void Session::compileTerms() {
   for (std::size_t i = 0; i < terms_.size(); ++i) {
     MaterializedTerm& term = terms_[i];
     TermCandidateRecord& rec = trace_.rewrite.candidates.at(i + 1);
-    KernelizeResult plain = ks::kernelize(term.graph, term.outputs);
-    if (plain.error) throw *plain.error;
-    std::vector<FusedKernel> kernels;
-    for (const FusedKernel& f : plain.kernels) kernels.push_back(inEGraph(f, program_.graph, term));
-    rec.kernels = addKernels(kernels, 0);
+    const int candidate = static_cast<int>(i + 1);
+    const auto forms = formsOf(program_.graph, term);
+    rec.kernels = kernelizeTerm(term, {candidate, rec.source, false, {}, {}, {}, forms});
     if (blas == UINT32_MAX) continue;
     rec.gemms = matchTerm(term, blas);
     if (rec.gemms.empty()) continue;
-    KernelizeResult aot = ks::kernelize(term.graph, term.outputs);
-    if (aot.error) throw *aot.error;
-    kernels.clear();
-    for (const FusedKernel& f : aot.kernels) kernels.push_back(inEGraph(f, program_.graph, term));
-    const std::vector<uint32_t> more = addKernels(kernels, 1);
+    const std::vector<uint32_t> more = kernelizeTerm(term, {candidate, rec.source, true, {}, {}, rec.gemms, forms});
     rec.kernels.insert(rec.kernels.end(), more.begin(), more.end());
   }
   terms_.clear();
   if (blas != UINT32_MAX && trace_.rewrite.ran) addGemmLayouts(blas);
+}
+
+// One kernelizer run on a candidate term's own graph, recorded as `run` with the e-graph's class
+// ids; its kernels join the trace's. Returns their trace kernel indices.
+std::vector<uint32_t> Session::kernelizeTerm(const MaterializedTerm& term, KernelizerRun run) {
+  KernelizeResult r = ks::kernelize(term.graph, term.outputs);
+  run.trace = traceInEGraph(std::move(r.trace), program_.graph, term.origin);
+  trace_.fusionRuns.push_back(std::move(run));
+  if (r.error) throw *r.error;
+  std::vector<FusedKernel> kernels;
+  for (const FusedKernel& f : r.kernels) kernels.push_back(inEGraph(f, program_.graph, term));
+  trace_.fusionRuns.back().kernels = addKernels(kernels, trace_.fusionRuns.back().afterAot ? 1 : 0);
+  return trace_.fusionRuns.back().kernels;
 }
 
 // GEMMs reading an operand's transpose partner instead (gemm_layouts.h), once every kernelizer
@@ -352,9 +365,13 @@ void Session::addGemmLayouts(uint32_t blas) {
         return g.find(x.out) == g.find(v.out) && g.find(x.a) == v.a && g.find(x.b) == v.b && x.spec == v.spec;
       };
       if (std::any_of(trace_.matches.begin(), trace_.matches.end(), same)) continue;
+      const auto bounds = [i](const std::vector<uint32_t>& gemms) {
+        return std::find(gemms.begin(), gemms.end(), static_cast<uint32_t>(i)) != gemms.end();
+      };
       for (TermCandidateRecord& c : trace_.rewrite.candidates)
-        if (std::find(c.gemms.begin(), c.gemms.end(), static_cast<uint32_t>(i)) != c.gemms.end())
-          c.gemms.push_back(static_cast<uint32_t>(trace_.matches.size()));
+        if (bounds(c.gemms)) c.gemms.push_back(static_cast<uint32_t>(trace_.matches.size()));
+      for (KernelizerRun& r : trace_.fusionRuns)
+        if (bounds(r.gemms)) r.gemms.push_back(static_cast<uint32_t>(trace_.matches.size()));
       trace_.matches.push_back(v);
       fresh.push_back(v);
     }
@@ -483,17 +500,28 @@ Extraction Session::extractWithout(const std::vector<NodeId>& excluded) const {
   return ks::extract(program_.graph, program_.resultClasses(), d, excluded);
 }
 
-// How much of the plan each candidate term made: its kernel steps, and those no other term made.
-void Session::recordPlanForms() {
-  auto& cands = trace_.rewrite.candidates;
-  if (cands.empty()) return;
-  for (TermCandidateRecord& c : cands) c.planKernels = c.planOnly = 0;
+// The plan's kernel steps: fused kernels by trace kernel index, GEMMs by match index.
+PlanKernels Session::planKernels() const {
+  PlanKernels p;
   for (NodeId id : trace_.extraction.order) {
     const Node& n = program_.graph.node(id);
     if (n.kind != NodeKind::Kernel) continue;
     const KernelEntry& e = trace_.entries.at(n.ref);
-    const bool gemm = e.kind == KernelEntry::Kind::Gemm;
-    const uint32_t index = gemm ? n.ref : e.fused;
+    if (e.kind == KernelEntry::Kind::Gemm) p.gemms.push_back(n.ref);
+    else p.fused.push_back(e.fused);
+  }
+  return p;
+}
+
+// How much of the plan each candidate term made (its kernel steps, and those no other term
+// made), and the kernelizer run the plan's kernels come from.
+void Session::recordPlanForms() {
+  const PlanKernels plan = planKernels();
+  trace_.planRun = planRunOf(trace_.fusionRuns, plan);
+  auto& cands = trace_.rewrite.candidates;
+  if (cands.empty()) return;
+  for (TermCandidateRecord& c : cands) c.planKernels = c.planOnly = 0;
+  const auto count = [&cands](uint32_t index, bool gemm) {
     std::vector<std::size_t> makers;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const auto& list = gemm ? cands[i].gemms : cands[i].kernels;
@@ -503,7 +531,9 @@ void Session::recordPlanForms() {
       ++cands[i].planKernels;
       cands[i].planOnly += makers.size() == 1;
     }
-  }
+  };
+  for (uint32_t k : plan.fused) count(k, false);
+  for (uint32_t m : plan.gemms) count(m, true);
   trace_.rewrite.planCandidate = 0;
   for (std::size_t i = 1; i < cands.size(); ++i)
     if (cands[i].planKernels > cands[static_cast<std::size_t>(trace_.rewrite.planCandidate)].planKernels)

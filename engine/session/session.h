@@ -112,9 +112,11 @@ class Session {
   void kernelize();
   void chooseTerms(const std::vector<ClassId>& outputs, const DeviceRates& rates);
   void compileTerms();
+  std::vector<uint32_t> kernelizeTerm(const MaterializedTerm& term, KernelizerRun run);
   std::vector<uint32_t> matchTerm(MaterializedTerm& term, uint32_t blas);
   void addGemmLayouts(uint32_t blas);
   std::vector<uint32_t> addKernels(const std::vector<FusedKernel>& kernels, int pass);
+  PlanKernels planKernels() const;
   void recordPlanForms();
   void tune(const Progress& progress);
   void memoryOps();

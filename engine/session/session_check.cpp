@@ -2,6 +2,7 @@
 // layout Session::toJson writes.
 #include "engine/session/session_check.h"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/core/error.h"
@@ -176,17 +177,41 @@ void extraction(const Extraction& ex, const Sizes& n) {
   }
 }
 
-void fusionTrace(const KernelizeResult& f, const Sizes& n) {
-  for (std::size_t i = 0; i < f.kernels.size(); ++i) fused(at("/trace/fusion/kernels", i), f.kernels[i], n);
-  for (std::size_t i = 0; i < f.trace.steps.size(); ++i) {
-    const FusionStep& st = f.trace.steps[i];
-    const std::string path = at("/trace/fusion/trace/steps", i);
-    if (st.cls != UINT32_MAX) inRange(path + "/class", st.cls, n.classes, "a class of the graph");
-    if (st.subject != UINT32_MAX) inRange(path + "/subject", st.subject, n.classes, "a class of the graph");
+void fusionTrace(const std::string& path, const FusionTrace& f, const Sizes& n) {
+  for (std::size_t i = 0; i < f.steps.size(); ++i) {
+    const FusionStep& st = f.steps[i];
+    const std::string step = at(path + "/steps", i);
+    if (st.cls != UINT32_MAX) inRange(step + "/class", st.cls, n.classes, "a class of the graph");
+    if (st.subject != UINT32_MAX) inRange(step + "/subject", st.subject, n.classes, "a class of the graph");
     for (const auto& [id, k] : st.diff.set)
       for (const auto* list : {&k.classes, &k.loads, &k.stores})
-        for (uint32_t c : *list) inRange(path + "/diff/set", c, n.classes, "a class of the graph");
+        for (uint32_t c : *list) inRange(step + "/diff/set", c, n.classes, "a class of the graph");
   }
+}
+
+// A run's forms must be structural nodes of their classes: the Fusion view makes them the
+// structural nodes of the run's graph.
+void fusionRuns(const CompileTrace& t, const Sizes& n) {
+  for (std::size_t i = 0; i < t.fusionRuns.size(); ++i) {
+    const KernelizerRun& r = t.fusionRuns[i];
+    const std::string path = at("/trace/fusion_runs", i);
+    inRange(path + "/candidate", static_cast<uint64_t>(r.candidate), std::max<std::size_t>(1, t.rewrite.candidates.size()),
+            "a candidate term");
+    for (std::size_t k = 0; k < r.kernels.size(); ++k) inRange(at(path + "/kernels", k), r.kernels[k], n.kernels, "a kernel of the trace");
+    for (std::size_t m = 0; m < r.gemms.size(); ++m) inRange(at(path + "/gemms", m), r.gemms[m], t.matches.size(), "an AOT match");
+    for (std::size_t f = 0; f < r.forms.size(); ++f) {
+      const auto [c, node] = r.forms[f];
+      inRange(at(path + "/forms", f) + "/0", c, n.classes, "a class of the graph");
+      inRange(at(path + "/forms", f) + "/1", node, n.nodes, "a node of the graph");
+      const auto& nodes = n.graph.eclass(ClassId(c)).nodes;
+      if (!n.graph.node(NodeId(node)).isStructural() || std::find(nodes.begin(), nodes.end(), NodeId(node)) == nodes.end())
+        bad(at(path + "/forms", f) + "/1", "expected a structural node of %" + std::to_string(c) + ", found node " + std::to_string(node));
+    }
+    fusionTrace(path + "/trace", r.trace, n);
+  }
+  if (t.planRun < -1 || t.planRun >= static_cast<int>(t.fusionRuns.size()))
+    bad("/trace/plan_run", "expected -1 or a run of fusion_runs (-1.." + std::to_string(static_cast<int>(t.fusionRuns.size()) - 1) +
+                               "), found " + std::to_string(t.planRun));
 }
 
 void trace(const Session& s, const Sizes& n, std::size_t pools) {
@@ -198,7 +223,7 @@ void trace(const Session& s, const Sizes& n, std::size_t pools) {
       bad(path, "expected at most the graph's " + std::to_string(n.classes) + " classes and " + std::to_string(n.nodes) + " nodes");
   }
   for (std::size_t i = 0; i < t.stageTimes.size(); ++i) stage(at("/trace/stage_times", i) + "/s", t.stageTimes[i].stage);
-  fusionTrace(t.fusion, n);
+  fusionRuns(t, n);
   for (std::size_t i = 0; i < t.kernels.size(); ++i) fused(at("/trace/kernels", i) + "/fused", t.kernels[i].fused, n);
   for (std::size_t i = 0; i < t.matches.size(); ++i)
     for (auto [key, c] : {std::pair{"/out", t.matches[i].out}, std::pair{"/a", t.matches[i].a}, std::pair{"/b", t.matches[i].b}})

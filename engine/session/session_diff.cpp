@@ -273,8 +273,13 @@ DiffFusionStep fusionStepOf(const FusionStep& s) {
 }
 
 FusionDecisionDiff diffFusion(const Indexed& a, const Indexed& b) {
-  const auto& sa = a.s.trace().fusion.trace.steps;
-  const auto& sb = b.s.trace().fusion.trace.steps;
+  // The static best's run before AOT matching: the one every session has, made the same way.
+  static const std::vector<FusionStep> none;
+  const auto stepsOf = [](const Session& s) -> const std::vector<FusionStep>& {
+    return s.trace().fusionRuns.empty() ? none : s.trace().fusionRuns.front().trace.steps;
+  };
+  const auto& sa = stepsOf(a.s);
+  const auto& sb = stepsOf(b.s);
   FusionDecisionDiff f;
   f.stepsA = static_cast<int>(sa.size());
   f.stepsB = static_cast<int>(sb.size());

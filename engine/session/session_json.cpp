@@ -36,7 +36,10 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // updates, as before.
 // 7: the rewrite trace lists the candidate terms compiled ("candidates", "plan_candidate").
 // Earlier files load with none (only the static best compiled).
-constexpr int kVersion = 7;
+// 8: every kernelizer run with its own trace ("fusion_runs": per candidate term, before and after
+// AOT matching) and the run the plan's kernels come from ("plan_run"), instead of the one
+// "fusion" run before AOT matching. Earlier files load that run as the only one, the plan's.
+constexpr int kVersion = 8;
 using json = nlohmann::json;
 
 template <class T>
@@ -121,6 +124,13 @@ FusedKernel fusedFrom(const json& j) {
   f.stores = classIds(j, "stores");
   f.classes = classIds(j, "classes");
   return f;
+}
+
+json fusionRunJson(const KernelizerRun& r) {
+  json forms = json::array();
+  for (auto [c, n] : r.forms) forms.push_back({c, n});
+  return {{"candidate", r.candidate}, {"term", r.term}, {"after_aot", r.afterAot}, {"kernels", r.kernels},
+          {"gemms", r.gemms}, {"forms", forms}, {"trace", json::parse(r.trace.toJson())}};
 }
 
 // Each record's keys and members, listed once for writing and reading: fields(r, f) calls f(key, member).
@@ -358,9 +368,9 @@ std::string Session::toJson() const {
   json tj;
   for (auto& s : t.snapshots) tj["snapshots"].push_back({{"stage", stageName(s.stage)}, {"s", static_cast<int>(s.stage)}, {"classes", s.classes}, {"nodes", s.nodes}});
   for (auto& s : t.stageTimes) tj["stage_times"].push_back({{"s", static_cast<int>(s.stage)}, {"ms", s.ms}});
-  tj["fusion"] = {{"trace", json::parse(t.fusion.trace.toJson())}, {"kernels", json::array()}};
-  for (auto& f : t.fusion.kernels) tj["fusion"]["kernels"].push_back(fusedJson(f));
-  if (t.fusion.error) tj["fusion"]["error"] = t.fusion.error->what();
+  tj["fusion_runs"] = json::array();
+  for (const KernelizerRun& r : t.fusionRuns) tj["fusion_runs"].push_back(fusionRunJson(r));
+  tj["plan_run"] = t.planRun;
   for (auto& k : t.kernels)
     tj["kernels"].push_back({{"fused", fusedJson(k.fused)}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"pass", k.pass}});
   for (auto& m : t.matches) tj["matches"].push_back({{"out", m.out.v}, {"a", m.a.v}, {"b", m.b.v}, {"gemm", recordJson(m.spec)}});
@@ -519,6 +529,48 @@ void checkScheduleText(const KernelEntry& e) {
     throw Error(ErrorCode::Parse, "expected the schedule that \"schedule\" names ('" + e.schedule + "'), found '" + named + "'");
 }
 
+KernelizerRun fusionRunFrom(const json& j) {
+  KernelizerRun r;
+  r.candidate = jsonGet<int>(j, "candidate");
+  r.term = jsonGet<std::string>(j, "term");
+  r.afterAot = jsonGet<bool>(j, "after_aot");
+  r.kernels = jsonGet<std::vector<uint32_t>>(j, "kernels");
+  r.gemms = jsonGet<std::vector<uint32_t>>(j, "gemms");
+  jsonEach(j, "forms", [&](const json& x) {
+    const auto pair = jsonAs<std::vector<uint32_t>>(x);
+    if (pair.size() != 2) throw Error(ErrorCode::Parse, "expected [class, node]");
+    r.forms.push_back({pair[0], pair[1]});
+  });
+  JsonPath tr("trace");
+  r.trace = FusionTrace::fromJson(j.at("trace").dump());
+  return r;
+}
+
+// Files before version 8 kept one kernelizer run, the static best's before AOT matching, with its
+// kernels as IR: they are found among the trace's kernels by code, loads and stores. Read after
+// the kernels and the rewrite trace.
+void legacyFusionRun(const json& fj, CompileTrace& t) {
+  KernelizerRun r;
+  r.term = t.rewrite.candidates.empty() ? "program" : t.rewrite.candidates[0].source;
+  {
+    JsonPath tr("trace");
+    r.trace = FusionTrace::fromJson(fj.at("trace").dump());
+  }
+  if (r.trace.error.empty() && fj.contains("error")) r.trace.error = jsonGet<std::string>(fj, "error");
+  jsonEach(fj, "kernels", [&](const json& k) {
+    const FusedKernel f = fusedFrom(k);
+    for (uint32_t i = 0; i < t.kernels.size(); ++i) {
+      const FusedKernel& g = t.kernels[i].fused;
+      if (g.kernel.hash() == f.kernel.hash() && g.loads == f.loads && g.stores == f.stores) {
+        r.kernels.push_back(i);
+        break;
+      }
+    }
+  });
+  t.fusionRuns.push_back(std::move(r));
+  t.planRun = 0;
+}
+
 Stage stageOf(const json& j, const char* key) { return static_cast<Stage>(jsonGet<uint8_t>(j, key)); }
 
 void readTrace(const json& j, CompileTrace& t) {
@@ -528,16 +580,8 @@ void readTrace(const json& j, CompileTrace& t) {
     t.snapshots.push_back({stageOf(x, "s"), jsonGet<uint32_t>(x, "classes"), jsonGet<uint32_t>(x, "nodes")});
   });
   jsonEach(tj, "stage_times", [&](const json& x) { t.stageTimes.push_back({stageOf(x, "s"), jsonGet<double>(x, "ms")}); });
-  if (tj.contains("fusion")) {
-    JsonPath f("fusion");
-    const json& fj = tj["fusion"];
-    {
-      JsonPath tr("trace");
-      t.fusion.trace = FusionTrace::fromJson(fj.at("trace").dump());
-    }
-    jsonEach(fj, "kernels", [&](const json& k) { t.fusion.kernels.push_back(fusedFrom(k)); });
-    if (fj.contains("error")) t.fusion.error = Error(ErrorCode::Invariant, jsonGet<std::string>(fj, "error"));
-  }
+  jsonEach(tj, "fusion_runs", [&](const json& r) { t.fusionRuns.push_back(fusionRunFrom(r)); });
+  t.planRun = jsonGet<int>(tj, "plan_run", -1);
   jsonEach(tj, "kernels", [&](const json& k) {
     JsonPath fused("fused");
     FusedKernel f = fusedFrom(k.at("fused"));
@@ -574,6 +618,10 @@ void readTrace(const json& j, CompileTrace& t) {
   if (tj.contains("rewrite")) {
     JsonPath r("rewrite");
     t.rewrite = rewriteFrom(tj["rewrite"]);
+  }
+  if (tj.contains("fusion")) {
+    JsonPath f("fusion");
+    legacyFusionRun(tj["fusion"], t);
   }
   t.tuneLevel = jsonGet<std::string>(tj, "tune_level", "");
   t.compileMs = jsonGet<double>(tj, "compile_ms", 0.0);

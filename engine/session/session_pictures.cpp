@@ -17,11 +17,27 @@ viz::Picture egraphPictureOf(const Session& s) {
   return viz::egraphPicture(s.graph(), o);
 }
 
-viz::Picture fusionPictureOf(const Session& s, int step) {
-  return viz::fusionPicture(s.trace().fusion.trace, step, &s.graph());
+viz::Picture fusionPictureOf(const Session& s, int step, int run) {
+  const CompileTrace& t = s.trace();
+  const KernelizerRun* r = run < 0 ? t.shownRun() : &t.fusionRuns.at(static_cast<std::size_t>(run));
+  if (!r) return viz::fusionPicture(FusionTrace{}, step, &s.graph());
+  if (r->forms.empty()) return fusionPictureOf(*r, s.graph(), step);
+  return fusionPictureOf(*r, runGraph(s.graph(), *r), step);
 }
 
-viz::Picture fusionFramePictureOf(const Session& s) { return viz::fusionFramePicture(s.trace().fusion.trace, &s.graph()); }
+viz::Picture fusionPictureOf(const KernelizerRun& run, const Graph& graph, int step) {
+  return viz::fusionPicture(run.trace, step, &graph);
+}
+
+viz::Picture fusionFramePictureOf(const Session& s, int run) {
+  const CompileTrace& t = s.trace();
+  const KernelizerRun* r = run < 0 ? t.shownRun() : &t.fusionRuns.at(static_cast<std::size_t>(run));
+  if (!r) return viz::fusionFramePicture(FusionTrace{}, &s.graph());
+  if (r->forms.empty()) return fusionFramePictureOf(*r, s.graph());
+  return fusionFramePictureOf(*r, runGraph(s.graph(), *r));
+}
+
+viz::Picture fusionFramePictureOf(const KernelizerRun& run, const Graph& graph) { return viz::fusionFramePicture(run.trace, &graph); }
 
 viz::Picture planPictureOf(const Session& s) {
   if (!s.hasStage(Stage::Planned)) {

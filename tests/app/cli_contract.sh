@@ -250,6 +250,18 @@ if w is not None:
 print("ok: explain-plan --json: node %d %.3f ms, runner-up %s" % (e["chosen"]["node"], e["chosen"]["ms"],
       e["runner_up"]["node"] if e["runner_up"] else None))
 PY
+  # explain-fusion answers in the kernelizer run the plan's kernels come from, --run N in another,
+  # and says which; a run past the last is a usage error listing the runs.
+  expect 0 "explain-fusion FILE %3 $out (the plan's run)" -- "$cli" explain-fusion "$tmp/chain.ks" %3 "$out" --tune none --cache none
+  grep -q "^run [0-9]* (of [0-9]*): .*, the run the plan's kernels come from$" "$tmp/out" ||
+    { echo "FAIL: explain-fusion does not name the plan's run"; cat "$tmp/out"; fail=1; }
+  plan_run=$(sed -n 's/^run \([0-9]*\) (of.*/\1/p' "$tmp/out")
+  other=$(( ${plan_run:-0} == 0 ? 1 : 0 ))
+  expect 0 "explain-fusion --run $other" -- "$cli" explain-fusion "$tmp/chain.ks" %3 "$out" --tune none --cache none --run "$other"
+  grep -q "^run $other (of [0-9]*): [a-z -]*, \(before\|after\) AOT matching, [0-9]* kernels$" "$tmp/out" && grep -q "kernel" "$tmp/out" ||
+    { echo "FAIL: explain-fusion --run $other does not answer for run $other"; cat "$tmp/out"; fail=1; }
+  expect 2 "explain-fusion --run past the last" -- "$cli" explain-fusion "$tmp/chain.ks" %3 "$out" --tune none --cache none --run 99
+  grep -q "run 0: static best, before AOT matching" "$tmp/err" || { echo "FAIL: the --run error does not list the runs"; fail=1; }
   expect 0 "run with --rewrite none" -- "$cli" run "$tmp/chain.ks" --tune none --cache none --json --rewrite none
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rewrite' not in d; print('ok: no rewrite report with --rewrite none')" "$tmp/out" || fail=1
   expect 0 "bench --json" -- "$cli" bench "$src/samples/softmax.ks" --devices opencl:0:0 --tune none --cache none --repeat 3 --json
@@ -356,13 +368,13 @@ print("ok: egraph picture JSON, %d nodes, %d edges" % (len(d["nodes"]), len(d["e
 PY
 expect 2 "export --expand unknown group" -- "$cli" export "$src/samples/softmax.ks" --view egraph --format json --devices host --tune none --cache none --expand g99 --out "$tmp/e.json"
 grep -q "'g99'" "$tmp/err" || { echo "FAIL: the --expand error does not name the group"; fail=1; }
-expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5
+expect 0 "explain-fusion" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %5 --tune none --cache none
 grep -q "same kernel" "$tmp/out" && grep -q "rule row-normalization" "$tmp/out" ||
   { echo "FAIL: explain-fusion did not name the row kernel of max and exp"; fail=1; }
 printf 'input x: f32[6, 5]\ny = softmax(x, axis=0)\noutput y\n' >"$tmp/sm0.ks"  # max varies along the rows
-expect 0 "explain-fusion across kernels" -- "$cli" explain-fusion "$tmp/sm0.ks" %1 %5
+expect 0 "explain-fusion across kernels" -- "$cli" explain-fusion "$tmp/sm0.ks" %1 %5 --tune none --cache none
 grep -q "different kernels" "$tmp/out" || { echo "FAIL: explain-fusion did not separate max and exp"; fail=1; }
-expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999
+expect 2 "explain-fusion bad class" -- "$cli" explain-fusion "$src/samples/softmax.ks" %1 %999 --tune none --cache none
 # An edited session file is refused with the JSON pointer of the bad value, by every command.
 fx="$src/tests/data/sessions/softmax.kss.json"
 expect 0 "export an unedited session" -- "$cli" export "$fx" --view plan --format json --out "$tmp/plan.json"
@@ -387,7 +399,7 @@ printf 'input x: f32[4]\nparam w: f32[4] = ones\nloss = sum(x * w)\nw <- w - 0.1
 expect 0 "run --session of a training program" -- "$cli" run "$tmp/train.ks" --tune none --cache none --session "$tmp/train.kss.json"
 expect 0 "export a training session" -- "$cli" export "$tmp/train.kss.json" --view plan --format json --out "$tmp/plan.json"
 ! grep -q "plan's key" "$tmp/err" || { echo "FAIL: a training session reports a plan key mismatch"; cat "$tmp/err"; fail=1; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 7, d["version"]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 8, d["version"]
 u = d["program"]["updates"]; assert len(u) == 1 and set(u[0]) == {"param", "class"}, u
 r = d["runs"][0]["updates"]; assert len(r) == 1 and r[0]["name"] == "w" and len(r[0]["value"]["values"]) == 4, r' "$tmp/train.kss.json" ||
   { echo "FAIL: a training session lacks its updates"; fail=1; }

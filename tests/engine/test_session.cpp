@@ -102,7 +102,9 @@ class TestSession : public QObject {
     QCOMPARE(back.graph().classCount(), s.graph().classCount());
     QCOMPARE(back.graph().nodeCount(), s.graph().nodeCount());
     QCOMPARE(back.trace().kernels.size(), s.trace().kernels.size());
-    QCOMPARE(back.trace().fusion.trace.steps.size(), s.trace().fusion.trace.steps.size());
+    QCOMPARE(back.trace().fusionRuns.size(), s.trace().fusionRuns.size());
+    QCOMPARE(back.trace().planRun, s.trace().planRun);
+    QCOMPARE(back.trace().shownRun()->trace.steps.size(), s.trace().shownRun()->trace.steps.size());
     QCOMPARE(back.trace().plan.steps.size(), s.trace().plan.steps.size());
     QCOMPARE(back.trace().measurements.size(), s.trace().measurements.size());
     QCOMPARE(back.runs().size(), std::size_t(1));

@@ -263,15 +263,92 @@ class TestSessionRewrite : public QObject {
   }
 
   // A version 7 file (exp((a @ b) @ v), --tune none, opencl:0:0 and openblas: the static best and
-  // the term as built) loads with its candidate terms and its fusion trace.
+  // the term as built) loads with its candidate terms, and its one fusion trace as the only
+  // kernelizer run (the static best's before AOT matching), the plan's, its kernels found among
+  // the trace's.
   void versionSevenFileLoads() {
     const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/rewrite_v7.kss.json");
     QVERIFY(s.hasStage(Stage::Planned));
     QCOMPARE(s.trace().rewrite.candidates.size(), std::size_t(2));
     QCOMPARE(s.trace().rewrite.candidates[1].source, std::string("as built"));
-    QVERIFY(!s.trace().fusion.trace.steps.empty());
     QVERIFY(!s.trace().matches.empty());
+    QCOMPARE(s.trace().fusionRuns.size(), std::size_t(1));
+    const KernelizerRun& r = s.trace().fusionRuns[0];
+    QCOMPARE(s.trace().planRun, 0);
+    QCOMPARE(r.term, std::string("static best"));
+    QVERIFY(!r.afterAot);
+    QVERIFY(!r.trace.steps.empty());
+    QVERIFY(!r.kernels.empty());
+    for (uint32_t k : r.kernels) QCOMPARE(s.trace().kernels.at(k).pass, 0);
     s.graph().checkInvariants();
+  }
+
+  // Every kernelizer run is kept, each with its own trace: per candidate term, before and after
+  // AOT matching; the plan's run makes the most of the plan's kernel steps; the runs and the
+  // plan's run survive a save.
+  void keepsEveryKernelizerRun() {
+    SessionOptions o = quickOptions();
+    o.devices = "opencl:0:0,openblas";
+    Session s(chain(128, 4), o);
+    s.runTo(Stage::Planned);
+    const CompileTrace& t = s.trace();
+    QVERIFY(!t.matches.empty());
+    QVERIFY(t.rewrite.candidates.size() >= 2);
+    // Each candidate ran before AOT matching, and after it when its term has matches.
+    std::vector<int> before(t.rewrite.candidates.size()), after(t.rewrite.candidates.size());
+    for (const KernelizerRun& r : t.fusionRuns) {
+      QVERIFY(r.candidate >= 0 && static_cast<std::size_t>(r.candidate) < t.rewrite.candidates.size());
+      QCOMPARE(r.term, t.rewrite.candidates[static_cast<std::size_t>(r.candidate)].source);
+      ++(r.afterAot ? after : before)[static_cast<std::size_t>(r.candidate)];
+      QVERIFY(r.afterAot == !r.gemms.empty());
+      QVERIFY(r.afterAot || !r.trace.steps.empty());  // after AOT matching, GEMMs may leave no gap
+      for (uint32_t k : r.kernels) QVERIFY(k < t.kernels.size());
+      QVERIFY(r.candidate == 0 ? r.forms.empty() : !r.forms.empty());
+      // Its classes are the e-graph's, and its forms rebuild a graph.
+      for (const FusionStep& st : r.trace.steps)
+        if (st.cls != UINT32_MAX) QVERIFY(st.cls < s.graph().classCount());
+      runGraph(s.graph(), r).checkInvariants();
+    }
+    for (std::size_t c = 0; c < before.size(); ++c) QCOMPARE(before[c], 1);
+    QCOMPARE(after[0], 1);
+    QVERIFY(t.planRun >= 0);
+    // The plan's run holds at least as many of the plan's kernel steps as any other run.
+    const auto used = [&](const KernelizerRun& r) {
+      int n = 0;
+      for (NodeId id : t.extraction.order) {
+        const Node& node = s.graph().node(id);
+        if (node.kind != NodeKind::Kernel) continue;
+        const KernelEntry& e = t.entries.at(node.ref);
+        const auto& list = e.kind == KernelEntry::Kind::Gemm ? r.gemms : r.kernels;
+        n += std::find(list.begin(), list.end(), e.kind == KernelEntry::Kind::Gemm ? node.ref : e.fused) != list.end();
+      }
+      return n;
+    };
+    for (const KernelizerRun& r : t.fusionRuns) QVERIFY(used(r) <= used(*t.shownRun()));
+    QVERIFY(used(*t.shownRun()) > 0);
+    const Session back = Session::fromJson(s.toJson());
+    QCOMPARE(back.trace().fusionRuns.size(), t.fusionRuns.size());
+    QCOMPARE(back.trace().planRun, t.planRun);
+    for (std::size_t i = 0; i < t.fusionRuns.size(); ++i) {
+      QCOMPARE(back.trace().fusionRuns[i].kernels, t.fusionRuns[i].kernels);
+      QCOMPARE(back.trace().fusionRuns[i].forms, t.fusionRuns[i].forms);
+      QCOMPARE(back.trace().fusionRuns[i].trace.steps.size(), t.fusionRuns[i].trace.steps.size());
+    }
+  }
+
+  // The plan's run is the one that made most of the plan's kernel steps; a tie goes to the run
+  // with fewer kernels the plan does not use.
+  void planRunCountsThePlansKernels() {
+    std::vector<KernelizerRun> runs(3);
+    runs[0].kernels = {0, 1, 2};
+    runs[1].kernels = {3};
+    runs[1].gemms = {0};
+    runs[2].kernels = {3, 4};
+    runs[2].gemms = {0};
+    QCOMPARE(planRunOf(runs, {{3}, {0}}), 1);
+    QCOMPARE(planRunOf(runs, {{0, 1}, {}}), 0);
+    QCOMPARE(planRunOf(runs, {{3, 4}, {0}}), 2);
+    QCOMPARE(planRunOf({}, {{3}, {0}}), -1);
   }
 
   // explain-plan: the output's chosen producer with its measured time, the runner-up (the as-built

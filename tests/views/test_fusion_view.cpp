@@ -1,4 +1,5 @@
 // FusionView on a real compiled Session of a column softmax (tests/data/softmax_columns.ks): stepping, drawn state, why-not-fused.
+#include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
@@ -8,6 +9,7 @@
 
 #include "engine/io/program_source.h"
 #include "engine/session/session.h"
+#include "engine/session/kernelizer_run.h"
 #include "views/fusion_view.h"
 #include "views/graph_items.h"
 #include "views/graph_view.h"
@@ -72,7 +74,7 @@ class TestFusionView : public QObject {
     Ctx ctx;
     FusionView v(&ctx);
     v.showTrace(session_);
-    const FusionTrace& t = session_->trace().fusion.trace;
+    const FusionTrace& t = session_->trace().shownRun()->trace;
     QVERIFY(t.steps.size() >= 3);
     QCOMPARE(v.stepCount(), static_cast<int>(t.steps.size()));
     QCOMPARE(v.stepModel()->rowCount(), static_cast<int>(t.steps.size()));
@@ -111,7 +113,7 @@ class TestFusionView : public QObject {
     Ctx ctx;
     FusionView v(&ctx);
     v.showTrace(session_);
-    const FusionTrace& t = session_->trace().fusion.trace;
+    const FusionTrace& t = session_->trace().shownRun()->trace;
     for (int n = 0; n < v.stepCount(); ++n) {
       v.setStep(n);
       QVERIFY(drawn(v, n));
@@ -132,7 +134,7 @@ class TestFusionView : public QObject {
     Ctx ctx;
     FusionView v(&ctx);
     v.showTrace(session_);
-    const Separation expect = session_->trace().fusion.trace.explainSeparation(ClassId(1), ClassId(5), &session_->graph());
+    const Separation expect = session_->trace().shownRun()->trace.explainSeparation(ClassId(1), ClassId(5), &session_->graph());
     QSignalSpy answered(&v, &FusionView::explained);
     v.explain(1, 5);
     QVERIFY(v.answer()->text().startsWith("Explaining"));  // the worker answers, not this thread
@@ -149,10 +151,71 @@ class TestFusionView : public QObject {
     QCOMPARE(v.currentStep(), got.step);
   }
 
+  // Every kernelizer run is listed (candidate term, before or after AOT matching, kernel count);
+  // the view opens on the run the plan's kernels come from, and a run chosen from the list shows
+  // its own trace, drawn with its term's forms.
+  void listsRunsOpeningOnThePlans() {
+    SessionOptions o;
+    o.devices = "opencl:0:0,openblas";
+    o.tune = TuneLevel::None;
+    o.cache = "none";
+    o.rewrite.mode = RewriteMode::Default;
+    auto s = std::make_shared<Session>(parseKs("input a: f32[32, 32]\ninput b: f32[32, 32]\ninput v: f32[32, 4]\n"
+                                               "y = exp(a @ b @ (v * 1))\noutput y\n", "chain.ks"), o);
+    s->runTo(Stage::Planned);
+    const CompileTrace& t = s->trace();
+    QVERIFY(t.fusionRuns.size() >= 3);
+    QVERIFY(t.planRun >= 0);
+    Ctx ctx;
+    FusionView v(&ctx);
+    v.showTrace(s);
+    QCOMPARE(v.runBox()->count(), static_cast<int>(t.fusionRuns.size()));
+    QVERIFY(v.runBox()->isEnabled());
+    QCOMPARE(v.currentRun(), t.planRun);
+    QCOMPARE(v.runBox()->currentIndex(), t.planRun);
+    for (int i = 0; i < v.runBox()->count(); ++i) {
+      const KernelizerRun& r = t.fusionRuns[static_cast<std::size_t>(i)];
+      const QString text = v.runBox()->itemText(i);
+      QVERIFY2(text.contains(QString::fromStdString(runTitle(r))) && text.contains(QString::number(r.kernels.size()) + " kernels"),
+               qPrintable(text));
+      QCOMPARE(text.contains("the plan's"), i == t.planRun);
+    }
+    QCOMPARE(v.stepCount(), static_cast<int>(t.shownRun()->trace.steps.size()));
+    // Another run from the list: its steps, opened on its final state.
+    const int other = t.planRun == 0 ? 1 : 0;
+    v.runBox()->setCurrentIndex(other);
+    const FusionTrace& ot = t.fusionRuns[static_cast<std::size_t>(other)].trace;
+    QCOMPARE(v.currentRun(), other);
+    QCOMPARE(v.stepCount(), static_cast<int>(ot.steps.size()));
+    QCOMPARE(v.currentStep(), v.stepCount() - 1);
+    if (!ot.steps.empty()) {
+      QVERIFY(drawn(v, v.currentStep()));
+      QCOMPARE(v.drawnKernelCount(), static_cast<int>(ot.finalState().size()));
+    }
+    // A run of another term draws each class with its own term's e-node.
+    for (std::size_t i = 0; i < t.fusionRuns.size(); ++i) {
+      const KernelizerRun& r = t.fusionRuns[i];
+      if (r.forms.empty() || r.trace.steps.empty()) continue;
+      v.showRun(static_cast<int>(i));
+      QCOMPARE(v.runBox()->currentIndex(), static_cast<int>(i));
+      QVERIFY(drawn(v, v.currentStep()));
+      int checked = 0;
+      for (auto [cls, node] : r.forms)
+        for (const viz::Node& n : v.graphView()->model().nodes)
+          if (n.id == "c" + std::to_string(cls)) {
+            QVERIFY2(n.label.find(s->graph().node(NodeId(node)).label()) != std::string::npos, n.label.c_str());
+            ++checked;
+          }
+      QVERIFY(checked > 0);
+      return;
+    }
+    QFAIL("no run of a term with forms of its own");
+  }
+
   void errorRowAndBanner() {
     // A trace that stopped on a violation: the row is red and the banner names it.
     auto s = std::make_shared<Session>(Session::fromJson(session_->toJson()));  // a reopened session
-    auto& tr = const_cast<FusionTrace&>(s->trace().fusion.trace);
+    auto& tr = const_cast<FusionTrace&>(s->trace().shownRun()->trace);
     tr.error = "kernel K1 stores class 4 twice";
     tr.errorStep = 2;
     Ctx ctx;

@@ -73,7 +73,7 @@ class TestLongSessionCorpus : public QObject {
       Selection sel;
       if (s->session->graph().classCount() > 0) sel.eclass = 0;
       if (!s->session->trace().kernels.empty()) sel.kernel = 0;
-      if (!s->session->trace().fusion.trace.steps.empty()) sel.fusionStep = 0;
+      if (const KernelizerRun* r = s->session->trace().shownRun(); r && !r->trace.steps.empty()) sel.fusionStep = 0;
       w.controller().select(sel, nullptr);
       QVERIFY2(waitIdle(w), qPrintable(name));
       drawEveryView(w);
