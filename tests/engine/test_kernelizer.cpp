@@ -199,6 +199,40 @@ class TestKernelizer : public QObject {
     }
   }
 
+  void reduceOfReducedIsStored() {
+    // A convolution, its ReLU and a global average pool (ResNet's head): the pool must not nest
+    // the convolution's reduction inside its own (one kernel per pool output running 36 of them
+    // in turn), so the convolution is stored and the pool reads it. Likewise a sum of a sum.
+    {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {1, 3, 6, 6});
+      Value w = b.input("w", DType::F32, {8, 3, 3, 3});
+      Value y = op::relu(op::conv2d(x, w, std::nullopt, {1, 1}, {1, 1}));
+      b.output("pool", op::mean(y, {2, 3}));
+      const Program p = b.finish();
+      const KernelizeResult r = kernelizeProgram(p);
+      QVERIFY2(!r.error, r.error ? r.error->what() : "");
+      QCOMPARE(r.kernels.size(), std::size_t(2));
+      for (const FusedKernel& k : r.kernels) QCOMPARE(countKind(k, KOpKind::Reduce) > 0, true);
+      int stored = 0;
+      for (const FusionStep& st : r.trace.steps) stored += st.rule == "reduce-stores-reduced";
+      QCOMPARE(stored, 1);
+      QCOMPARE(kernelProblems(r), QString());
+      checkReplay(r);
+      QCOMPARE(numericMismatch(p, r, 3), QString());
+    }
+    {
+      ProgramBuilder b;
+      Value x = b.input("x", DType::F32, {4, 5, 6});
+      b.output("s", op::sum(op::sum(op::exp(x), {2}), {1}));
+      const Program p = b.finish();
+      const KernelizeResult r = kernelizeProgram(p);
+      QVERIFY2(!r.error, r.error ? r.error->what() : "");
+      QCOMPARE(r.kernels.size(), std::size_t(2));
+      QCOMPARE(numericMismatch(p, r, 5), QString());
+    }
+  }
+
   void fanOutAfterReduceIsStored() {
     // A reduce result with two movement consumers: stored once, not recomputed by each.
     ProgramBuilder b;
