@@ -222,8 +222,9 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     // Movement ops between the reduce and its stores: the lowering carries each output element's
     // index down to the reduce's element (reduceLane), and the interpreter and PoCL agree, but the
     // H200's driver crashed on a reduce -> permute -> pad kernel under one of these schedules:
-    // refused until that is understood.
-    if (k.hasMoveAfterReduce()) return "cooperative reduction with a movement op after the reduce is not supported";
+    // refused until that is understood. A reshape that keeps the grid (a convolution's reduced
+    // [n, groups, out/groups, h, w] read as [n, out, h, w]) moves no element and is allowed.
+    if (k.hasMoveAfterReduce(true)) return "cooperative reduction with a movement op after the reduce is not supported";
     if (s.tileM != 1 || s.tileN != 1 || s.wgN != 0) return "cooperative reduction sets its own grid (no tile/wg)";
     if (!isPow2(s.localReduce)) return "localReduce must be a power of two";
     if (s.localReduce > limits.maxWorkGroupSize) return "localReduce larger than the work-group limit";
