@@ -430,10 +430,16 @@ void Kernelizer::addMove(ClassId c, const Node& n) {
     s = visited_.at(x);
     // The seed's fix: an expand of a computed value stores it first, so no kernel recomputes it
     // once per expanded element (zyx's own check looked for a lowered op and never fired).
-    const bool force = n.kind == NodeKind::Expand && get(s.kid).k.isPrecededByCompute(s.op);
-    s = duplicateOrStore(x, s, force,
-                         {"expand-stores-computed",
-                          "expand of a computed value: it is stored first, so no kernel recomputes it per expanded element"});
+    const bool expand = n.kind == NodeKind::Expand && get(s.kid).k.isPrecededByCompute(s.op);
+    // A pad of a reduced value would make the reduce's kernel run over the padded grid: border
+    // items that reduce nothing, and a movement after the reduce that rules out cooperative
+    // schedules (a convolution's output padded for the next one: the next kernel pads on load).
+    const bool pad = n.kind == NodeKind::Pad && get(s.kid).k.isPrecededByReduce(s.op);
+    s = duplicateOrStore(x, s, expand || pad,
+                         expand ? Why{"expand-stores-computed",
+                                      "expand of a computed value: it is stored first, so no kernel recomputes it per expanded element"}
+                                : Why{"pad-stores-reduced", "pad of a reduced value: it is stored first, so the reduce's kernel "
+                                                            "runs over its own elements, not the padded border"});
     consume(x, s.kid);
   }
   Work& w = mut(s.kid);

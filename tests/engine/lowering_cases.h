@@ -113,14 +113,23 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.reduce(k.reduce(x, ReduceOp::Sum), ReduceOp::Sum));
     cs.push_back({"nested_reduce", k, 20});
   }
-  {  // a convolution's form: two nested reduces over a window, the result reshaped to the output's
-     // axes (a reshape that keeps the grid), bias and ReLU; few outputs, so cooperative schedules apply
+  {  // a convolution's two forms: nested reduces over a window, the result reshaped to the output's
+     // axes keeping the grid; one reduce over an im2col row, its [c, h * w] result read as [c, h, w];
+     // then bias and ReLU. Few outputs, so cooperative schedules apply.
     Kernel k;
     const int32_t x = rd(k, DType::F32, {1, 6, 5, 72, 3}), b = rd(k, DType::F32, {6, 1, 1}), o = rw(k, DType::F32, {6, 5, 1});
     const int32_t r = k.move(k.reduce(k.reduce(x, ReduceOp::Sum), ReduceOp::Sum), MoveKind::Reshape, {6, 5, 1});
     const int32_t be = k.move(b, MoveKind::Expand, {6, 5, 1});
     k.store(o, k.binary(k.binary(r, be, BinaryOp::Add), k.constant(Scalar::of(DType::F32, 0)), BinaryOp::Max));
     cs.push_back({"conv_reduce_reshape", k, 216});
+  }
+  {
+    Kernel k;
+    const int32_t x = rd(k, DType::F32, {1, 4, 6, 80}), b = rd(k, DType::F32, {1, 4, 1, 1}), o = rw(k, DType::F32, {1, 4, 2, 3});
+    const int32_t r = k.move(k.reduce(x, ReduceOp::Sum), MoveKind::Reshape, {1, 4, 2, 3});
+    const int32_t be = k.move(b, MoveKind::Expand, {1, 4, 2, 3});
+    k.store(o, k.binary(k.binary(r, be, BinaryOp::Add), k.constant(Scalar::of(DType::F32, 0)), BinaryOp::Max));
+    cs.push_back({"im2col_reduce_reshape", k, 80});
   }
   {  // softmax as the row-normalization rule fuses it: max and sum broadcast back over the row
     Kernel k;

@@ -233,6 +233,27 @@ class TestKernelizer : public QObject {
     }
   }
 
+  void padOfReducedIsStored() {
+    // Two convolutions in a row: the first one's output is stored as it is and the second kernel
+    // pads it on load, so the first kernel's grid is its own [8, 6, 6] output.
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {1, 3, 6, 6});
+    Value y = op::relu(op::conv2d(x, b.input("w1", DType::F32, {8, 3, 3, 3}), std::nullopt, {1, 1}, {1, 1}));
+    b.output("z", op::conv2d(y, b.input("w2", DType::F32, {4, 8, 3, 3}), std::nullopt, {1, 1}, {1, 1}));
+    const Program p = b.finish();
+    const KernelizeResult r = kernelizeProgram(p);
+    QVERIFY2(!r.error, r.error ? r.error->what() : "");
+    QCOMPARE(r.kernels.size(), std::size_t(2));
+    int stored = 0;
+    for (const FusionStep& st : r.trace.steps) stored += st.rule == "pad-stores-reduced";
+    QCOMPARE(stored, 1);
+    for (const FusedKernel& k : r.kernels)
+      for (int32_t st : k.kernel.storeOps()) QVERIFY(numel(k.kernel.at(st).shape) <= 8 * 6 * 6);
+    QCOMPARE(kernelProblems(r), QString());
+    checkReplay(r);
+    QCOMPARE(numericMismatch(p, r, 4), QString());
+  }
+
   void fanOutAfterReduceIsStored() {
     // A reduce result with two movement consumers: stored once, not recomputed by each.
     ProgramBuilder b;

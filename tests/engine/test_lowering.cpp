@@ -170,10 +170,10 @@ class TestLowering : public QObject {
     }
     const KernelCase mm = matmulCase("mm", 64, 64, 64, false);
     QVERIFY(enumerateSchedules(mm.kernel, DeviceLimits{}, TuneLevel::Full).size() >= 16);
-    // A convolution's reduce, reshaped to its output axes, still gets cooperative schedules (each
+    // A convolution's reduce, reshaped to its output axes, gets cooperative schedules (each
     // was run above against the reference).
     for (const KernelCase& c : loweringCases()) {
-      if (c.name != "conv_reduce_reshape") continue;
+      if (c.name != "conv_reduce_reshape" && c.name != "im2col_reduce_reshape") continue;
       int cooperative = 0;
       for (TuneLevel level : {TuneLevel::Quick, TuneLevel::Full})
         for (const Schedule& s : enumerateSchedules(c.kernel, DeviceLimits{}, level))
