@@ -213,11 +213,38 @@ class Emitter {
   std::map<const std::vector<LStmt>*, BlockPlan> plans_;
   int vectors_ = 0;
 
+  // Statements written lane-wise as one vector statement: float arithmetic, max/min, and the unary
+  // functions OpenCL C defines on vectors (the prelude's scalar helpers are left out).
   static bool vectorOp(const LStmt& s, DType t) {
-    if (s.kind != LStmtKind::Compute || s.opKind != LOpKind::Binary || s.args.size() != 2) return false;
-    if (t != DType::F32 && t != DType::F64) return false;
+    if (s.kind != LStmtKind::Compute || (t != DType::F32 && t != DType::F64)) return false;
+    if (s.opKind == LOpKind::Unary && s.args.size() == 1) {
+      switch (static_cast<UnaryOp>(s.op)) {
+        case UnaryOp::Tanh:
+        case UnaryOp::Erf:
+        case UnaryOp::Not:
+        case UnaryOp::IsNan:
+        case UnaryOp::Sign: return false;
+        default: return true;
+      }
+    }
+    if (s.opKind != LOpKind::Binary || s.args.size() != 2) return false;
     const BinaryOp op = static_cast<BinaryOp>(s.op);
-    return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+    return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
+           op == BinaryOp::Max || op == BinaryOp::Min;
+  }
+  // A vector statement's expression: max and min written out (the NaN-propagating helpers take
+  // scalars), scalar operands widened to the vector type.
+  std::string vecExpr(const LStmt& s, DType t, int w, const std::vector<std::string>& vec) const {
+    const std::string V = vecType(t, w);
+    std::vector<std::string> a;
+    for (std::size_t p = 0; p < s.args.size(); ++p) a.push_back(vec[p].empty() ? "((" + V + ")(" + arg(s.args[p]) + "))" : vec[p]);
+    if (s.opKind == LOpKind::Unary) return unary(static_cast<UnaryOp>(s.op), t, a[0]);
+    return vecBinary(static_cast<BinaryOp>(s.op), t, a[0], a[1]);
+  }
+  std::string vecBinary(BinaryOp op, DType t, const std::string& a, const std::string& b) const {
+    if (op != BinaryOp::Max && op != BinaryOp::Min) return binary(op, t, a, b);
+    const char* cmp = op == BinaryOp::Max ? " > " : " < ";
+    return "(" + a + " != " + a + " ? " + a + " : " + b + " != " + b + " ? " + b + " : (" + a + cmp + b + " ? " + a + " : " + b + "))";
   }
   const VecLane* laneOf(const LArg& a) const {
     if (a.isConst()) return nullptr;
@@ -278,9 +305,6 @@ class Emitter {
   }
 
   std::string vecType(DType t, int w) const { return std::string(ctype(t)) + std::to_string(w); }
-  std::string vecArg(const LStmt& s, const std::vector<std::string>& vec, std::size_t p) const {
-    return vec[p].empty() ? arg(s.args[p]) : vec[p];
-  }
 
   // Plans the vector loads and computed rows of a block (before it is written).
   BlockPlan& planBlock(const std::vector<LStmt>& b) {
@@ -304,8 +328,7 @@ class Emitter {
       if (members.empty()) continue;
       const DType t = l_.vars[s.dst].dtype;
       const std::string name = "_w" + std::to_string(vectors_++);
-      std::string code = vecType(t, width) + " " + name + " = " +
-                         binary(static_cast<BinaryOp>(s.op), t, vecArg(s, vec, 0), vecArg(s, vec, 1)) + ";";
+      std::string code = vecType(t, width) + " " + name + " = " + vecExpr(s, t, width, vec) + ";";
       for (std::size_t j = 0; j < members.size(); ++j) {
         const int32_t v = b[members[j]].dst;
         code += "\n" + std::string(ctype(t)) + " " + l_.vars[v].name + " = " + name + laneSuffix(static_cast<int>(j)) + ";";
@@ -318,7 +341,11 @@ class Emitter {
     return plan;
   }
 
-  // Accumulations acc_j = acc_j + x_j in the direct body of a loop, where x_j are the lanes of a
+  static bool combiner(BinaryOp op) {
+    return op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Max || op == BinaryOp::Min;
+  }
+
+  // Accumulations acc_j = acc_j + x_j (or max, min, *) in the direct body of a loop, where x_j are the lanes of a
   // vector and the acc_j are used nowhere else in the loop, run on an accumulator vector that is
   // filled from the scalars before the loop and written back after it.
   void planAccumulators(const LStmt& loop, std::string& pack, std::string& unpack) {
@@ -330,7 +357,7 @@ class Emitter {
     for (std::size_t i = 0; i < b.size(); ++i) {
       const LStmt& s = b[i];
       if (taken.count(i) || s.kind != LStmtKind::Compute || !s.assign || !vectorOp(s, l_.vars[s.dst].dtype) ||
-          static_cast<BinaryOp>(s.op) != BinaryOp::Add)
+          s.opKind != LOpKind::Binary || !combiner(static_cast<BinaryOp>(s.op)))
         continue;
       if (s.args[0].isConst() || s.args[0].var != s.dst) continue;
       const VecLane* x = laneOf(s.args[1]);
@@ -390,9 +417,20 @@ class Emitter {
       const std::string& name = vectorOf[a.dsts];
       if (name.empty()) continue;
       const DType t = l_.vars[a.dsts[0]].dtype;
-      plan.code[a.members[0]] = name + " = " + binary(BinaryOp::Add, t, name, a.vec) + ";";
+      plan.code[a.members[0]] = name + " = " + vecBinary(static_cast<BinaryOp>(b[a.members[0]].op), t, name, a.vec) + ";";
       for (std::size_t j = 1; j < a.members.size(); ++j) plan.skip.insert(a.members[j]);
     }
+  }
+
+  // The vector whose lanes 0..n-1 `args` are, in order ("" when they are not one whole vector).
+  std::string wholeVector(const std::vector<LArg>& args) const {
+    const VecLane* first = args.empty() ? nullptr : laneOf(args[0]);
+    if (!first || first->width != static_cast<int>(args.size())) return "";
+    for (std::size_t j = 0; j < args.size(); ++j) {
+      const VecLane* l = laneOf(args[j]);
+      if (!l || l->vec != first->vec || l->lane != static_cast<int>(j)) return "";
+    }
+    return first->vec;
   }
 
   static void writeLines(std::ostringstream& os, const std::string& ind, const std::string& code) {
@@ -468,9 +506,12 @@ class Emitter {
         case LStmtKind::VStore: {
           const DType t = bufferDType(k_, l_, s.buf);
           const std::string w = std::to_string(s.args.size());
-          std::string v = "(" + std::string(ctype(t)) + w + ")(";
-          for (std::size_t j = 0; j < s.args.size(); ++j) v += (j ? ", " : "") + arg(s.args[j]);
-          v += ")";
+          std::string v = wholeVector(s.args);
+          if (v.empty()) {
+            v = "(" + std::string(ctype(t)) + w + ")(";
+            for (std::size_t j = 0; j < s.args.size(); ++j) v += (j ? ", " : "") + arg(s.args[j]);
+            v += ")";
+          }
           if (aligned(s, s.args.size()))
             os << ind << "*((" << vectorPointer(s.buf, t, w, false) << ")(" << bufExpr(s.buf) << " + " << s.index->key << ")) = " << v << ";\n";
           else os << ind << "vstore" << w << "(" << v << ", 0, " << bufExpr(s.buf) << " + " << s.index->key << ");\n";

@@ -194,6 +194,16 @@ class LaunchBuilder {
     return result;
   }
 
+  // Emits `for (var = 0; var < end; var += step)` with a body this builder then writes into (until
+  // popBlock); returns the loop variable. `var` is a variable made for it (newVar).
+  Idx openFor(int32_t var, int64_t end, int64_t step) {
+    LStmt f;
+    f.kind = LStmtKind::For, f.dst = var, f.begin = idx::cst(0), f.end = idx::cst(end), f.step = step;
+    LStmt& placed = emit(std::move(f));
+    pushBlock(&placed.body);
+    return idx::var(var, l_.vars[var].name, 0, std::max<int64_t>(end - step, 0));
+  }
+
   // Cooperative reduction override: the value of `op` at the output lane comes from here.
   void preset(int32_t op, const Lane& lane, LArg v) { remember(laneKey(op, lane), v); }
 
@@ -864,26 +874,62 @@ void cooperativeLaunches(const Kernel& k, LoweredKernel& lk, const Schedule& s, 
   emitStores(lb, k, lk, stores, {out}, {Mask{}}, pos);
 }
 
-// A row kernel: one work-group of L items per output row. Item t outputs, and reduces, the runs
-// of `vec` elements starting at (t + L*j)*vec; each row reduce is combined over the group in local
-// memory and every item reads the total back, so the elementwise work after it finds the row's
-// values (and the loads) already in registers.
-void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
-  const Shape S = k.at(stores[0]).shape;
-  if (numel(S) == 0) return;
-  const Shape G = gridShape(S);
-  const std::size_t r = G.size();
-  const int64_t N = r >= 1 ? G[r - 1] : 1, M = r >= 2 ? G[r - 2] : 1, rows = numel(S) / N;
-  const int64_t L = s.rowItems, v = s.vec;
+// Combines each item's partial of row reduce `rr` over the row group (L items, through local
+// memory) and presets the reduce to the total every item reads back.
+void presetRowReduce(LaunchBuilder& lb, LoweredLaunch& RL, const Kernel& k, const RowReduce& rr, const Idx& t,
+                     int64_t L, int32_t acc) {
+  const KOp& R = k.at(rr.reduce);
+  const DType at = accDType(R.dtype);
+  LArg total = LArg::ofVar(acc);
+  if (L > 1) {
+    const auto local = static_cast<int32_t>(RL.locals.size());
+    RL.locals.push_back({at, L});
+    lb.localTree(at, combinerOf(R.reduceOp()), t, L, local, total);
+    const int32_t back = lb.newVar("v", at);
+    LStmt la;
+    la.kind = LStmtKind::Load, la.dst = back, la.buf = {BufRef::Space::Local, local}, la.index = idx::cst(0);
+    lb.emit(std::move(la));
+    total = LArg::ofVar(back);
+  }
+  lb.preset(rr.reduce, {rr.idx, rr.mask, nullptr, nullptr, nullptr}, lb.finishReduce(rr.reduce, total.var));
+}
+
+// The launch of a row schedule: one work-group of L items per output row (axis 1 the row).
+struct RowGrid {
+  Shape S;
+  int64_t N = 1, M = 1, rows = 1;
+};
+RowGrid rowGrid(const Kernel& k, const std::vector<int32_t>& stores) {
+  RowGrid r;
+  r.S = k.at(stores[0]).shape;
+  const Shape G = gridShape(r.S);
+  r.N = G.size() >= 1 ? G[G.size() - 1] : 1;
+  r.M = G.size() >= 2 ? G[G.size() - 2] : 1;
+  r.rows = numel(r.S) / r.N;
+  return r;
+}
+LoweredLaunch& rowGroupLaunch(LoweredKernel& lk, int64_t L, int64_t rows) {
   lk.launches.emplace_back();
   LoweredLaunch& RL = lk.launches.back();
   RL.name = "k" + std::to_string(lk.launches.size() - 1);
   RL.global[0] = L, RL.global[1] = rows;
   RL.local[0] = L, RL.local[1] = 1, RL.local[2] = 1;
+  return RL;
+}
+
+// A row kernel: one work-group of L items per output row. Item t outputs, and reduces, the runs
+// of `vec` elements starting at (t + L*j)*vec; each row reduce is combined over the group in local
+// memory and every item reads the total back, so the elementwise work after it finds the row's
+// values (and the loads) already in registers.
+void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
+  if (numel(k.at(stores[0]).shape) == 0) return;
+  const RowGrid rg = rowGrid(k, stores);
+  const int64_t L = s.rowItems, v = s.vec;
+  LoweredLaunch& RL = rowGroupLaunch(lk, L, rg.rows);
   LaunchBuilder lb(k, lk, RL);
   const Idx t = lb.special(SpecialKind::LocalId, 0, L - 1, "tid");
-  const Idx row = lb.special(SpecialKind::GroupId, 1, rows - 1, "row");
-  const Idx b = idx::div(row, M), m = idx::mod(row, M);
+  const Idx row = lb.special(SpecialKind::GroupId, 1, rg.rows - 1, "row");
+  const Idx b = idx::div(row, rg.M), m = idx::mod(row, rg.M);
   auto runs = [&](int64_t len) {  // this item's elements of a row of `len`
     std::vector<Idx> e;
     for (int64_t j = 0; j < len / (L * v); ++j)
@@ -891,14 +937,13 @@ void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std:
     return e;
   };
   std::vector<Lane> lanes;
-  for (const Idx& n : runs(N)) lanes.push_back({outputIndex(S, b, m, n), {}, nullptr, nullptr, nullptr});
+  for (const Idx& n : runs(rg.N)) lanes.push_back({outputIndex(rg.S, b, m, n), {}, nullptr, nullptr, nullptr});
   std::vector<int32_t> values;
   for (int32_t st : stores) values.push_back(k.at(st).src[1]);
   const RowPlan plan = rowReduces(k, values, lanes[0].idx, {t->var});
   if (!plan.why.empty()) unsupported("row schedule: " + plan.why);
   for (const RowReduce& rr : plan.reduces) {
     const KOp& R = k.at(rr.reduce);
-    const DType at = accDType(R.dtype);
     const BinaryOp comb = combinerOf(R.reduceOp());
     std::vector<Lane> inner;
     for (const Idx& e : runs(k.at(R.src[0]).shape.back())) {
@@ -907,22 +952,64 @@ void rowLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std:
       inner.push_back(std::move(in));
     }
     const std::vector<LArg> vals = lb.compute(R.src[0], inner, 1);
-    const int32_t acc = lb.newAccumulator(identityOf(R.reduceOp(), at));
+    const int32_t acc = lb.newAccumulator(identityOf(R.reduceOp(), accDType(R.dtype)));
     for (const LArg& x : vals) lb.assign(acc, comb, LArg::ofVar(acc), x);
-    LArg total = LArg::ofVar(acc);
-    if (L > 1) {
-      const auto local = static_cast<int32_t>(RL.locals.size());
-      RL.locals.push_back({at, L});
-      lb.localTree(at, comb, t, L, local, total);
-      const int32_t back = lb.newVar("v", at);
-      LStmt la;
-      la.kind = LStmtKind::Load, la.dst = back, la.buf = {BufRef::Space::Local, local}, la.index = idx::cst(0);
-      lb.emit(std::move(la));
-      total = LArg::ofVar(back);
-    }
-    lb.preset(rr.reduce, {rr.idx, rr.mask, nullptr, nullptr, nullptr}, lb.finishReduce(rr.reduce, total.var));
+    presetRowReduce(lb, RL, k, rr, t, L, acc);
   }
   emitStores(lb, k, lk, stores, lanes, std::vector<Mask>(lanes.size()), paramPositions(k));
+}
+
+// A row loop: one work-group of L items per output row, item t walking the row in iterations of
+// U runs of `vec` elements (runs t, t + L, ... t + L*(U-1) of each iteration's L*U). Each row
+// reduce is a loop with an accumulator per lane (vector accumulators in the emitted code), the
+// lanes combined pairwise and then over the group; a last loop computes the outputs with the
+// totals at hand, reading the row again (from cache). Nothing is held per element, so any row
+// length fits, and a CPU gets loops of vector statements instead of a work-group of items.
+void rowLoopLaunch(const Kernel& k, LoweredKernel& lk, const Schedule& s, const std::vector<int32_t>& stores) {
+  if (numel(k.at(stores[0]).shape) == 0) return;
+  const RowGrid rg = rowGrid(k, stores);
+  const int64_t L = s.rowItems, v = s.vec, U = s.unroll, block = L * v * U;
+  LoweredLaunch& RL = rowGroupLaunch(lk, L, rg.rows);
+  LaunchBuilder lb(k, lk, RL);
+  const Idx t = lb.special(SpecialKind::LocalId, 0, L - 1, "tid");
+  const Idx row = lb.special(SpecialKind::GroupId, 1, rg.rows - 1, "row");
+  const Idx b = idx::div(row, rg.M), m = idx::mod(row, rg.M);
+  auto lanesAt = [&](const Idx& j0) {  // this item's elements of the iteration starting at j0
+    std::vector<Idx> e;
+    for (int64_t u = 0; u < U; ++u)
+      for (int64_t c = 0; c < v; ++c) e.push_back(idx::add(j0, idx::addc(idx::mul(t, v), L * u * v + c)));
+    return e;
+  };
+  const int32_t nv = lb.newVar("n", DType::I64, true);  // the output loop's variable
+  std::vector<Lane> lanes;
+  for (const Idx& n : lanesAt(idx::var(nv, RL.vars[nv].name, 0, rg.N - block)))
+    lanes.push_back({outputIndex(rg.S, b, m, n), {}, nullptr, nullptr, nullptr});
+  std::vector<int32_t> values;
+  for (int32_t st : stores) values.push_back(k.at(st).src[1]);
+  const RowPlan plan = rowReduces(k, values, lanes[0].idx, {t->var, nv});
+  if (!plan.why.empty()) unsupported("row schedule: " + plan.why);
+  for (const RowReduce& rr : plan.reduces) {
+    const KOp& R = k.at(rr.reduce);
+    const BinaryOp comb = combinerOf(R.reduceOp());
+    std::vector<int32_t> acc;
+    for (int64_t i = 0; i < U * v; ++i) acc.push_back(lb.newAccumulator(identityOf(R.reduceOp(), accDType(R.dtype))));
+    const Idx j0 = lb.openFor(lb.newVar("r", DType::I64, true), k.at(R.src[0]).shape.back(), block);
+    std::vector<Lane> inner;
+    for (const Idx& e : lanesAt(j0)) {
+      Lane in{rr.idx, rr.mask, nullptr, nullptr, nullptr};
+      in.idx.push_back(e);
+      inner.push_back(std::move(in));
+    }
+    const std::vector<LArg> vals = lb.compute(R.src[0], inner, 1);
+    for (std::size_t i = 0; i < acc.size(); ++i) lb.assign(acc[i], comb, LArg::ofVar(acc[i]), vals[i]);
+    lb.popBlock();
+    for (std::size_t w = 1; w < acc.size(); w *= 2)
+      for (std::size_t i = 0; i + w < acc.size(); i += 2 * w) lb.assign(acc[i], comb, LArg::ofVar(acc[i]), LArg::ofVar(acc[i + w]));
+    presetRowReduce(lb, RL, k, rr, t, L, acc[0]);
+  }
+  lb.openFor(nv, rg.N, block);
+  emitStores(lb, k, lk, stores, lanes, std::vector<Mask>(lanes.size()), paramPositions(k));
+  lb.popBlock();
 }
 
 }  // namespace
@@ -956,7 +1043,8 @@ LoweredKernel lowerKernel(const Kernel& k, const Schedule& s, const DeviceLimits
       gridLaunch(k, lk, Schedule{}, stores);
       continue;
     }
-    if (s.rowItems > 0) rowLaunch(k, lk, s, stores);
+    if (s.rowItems > 0 && s.rowLoop) rowLoopLaunch(k, lk, s, stores);
+    else if (s.rowItems > 0) rowLaunch(k, lk, s, stores);
     else if (s.localReduce > 1 || s.groupSplit > 1) cooperativeLaunches(k, lk, s, stores, g.topReduce);
     else gridLaunch(k, lk, s, stores);
   }

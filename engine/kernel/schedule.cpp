@@ -24,15 +24,17 @@ std::string Schedule::str() const {
   if (localReduce != 1) add("lred=" + std::to_string(localReduce));
   if (groupSplit != 1) add("split=" + std::to_string(groupSplit));
   if (localTileK != 0) add("ltile=" + std::to_string(localTileK));
-  if (rowItems != 0) add("row=" + std::to_string(rowItems));
+  if (rowItems != 0) add((rowLoop ? "rowloop=" : "row=") + std::to_string(rowItems));
   return s.empty() ? "default" : s;
 }
 
 nlohmann::json Schedule::toJson() const {
-  return {{"wg_n", wgN},       {"wg_m", wgM},          {"tile_m", tileM},
-          {"tile_n", tileN},   {"vec", vec},           {"unroll", unroll},
-          {"split_acc", splitAcc}, {"local_reduce", localReduce}, {"group_split", groupSplit},
-          {"local_tile_k", localTileK}, {"row_items", rowItems}};
+  nlohmann::json j = {{"wg_n", wgN},       {"wg_m", wgM},          {"tile_m", tileM},
+                      {"tile_n", tileN},   {"vec", vec},           {"unroll", unroll},
+                      {"split_acc", splitAcc}, {"local_reduce", localReduce}, {"group_split", groupSplit},
+                      {"local_tile_k", localTileK}, {"row_items", rowItems}};
+  if (rowLoop) j["row_loop"] = true;  // only when set: every other schedule keeps the text it had
+  return j;
 }
 
 // Every key is optional (files of earlier versions lack the later ones); a present key must hold
@@ -51,6 +53,7 @@ Schedule Schedule::fromJson(const nlohmann::json& j) {
   s.groupSplit = jsonGet<int64_t>(j, "group_split", 1);
   s.localTileK = jsonGet<int64_t>(j, "local_tile_k", 0);
   s.rowItems = jsonGet<int64_t>(j, "row_items", 0);
+  s.rowLoop = jsonGet<bool>(j, "row_loop", false);
   return s;
 }
 
@@ -116,16 +119,39 @@ std::string rowFit(const Kernel& k, const RowPlan& plan, const KernelGridInfo& g
   return {};
 }
 
-std::string checkRowSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits, const KernelGridInfo& g) {
-  Schedule plain;
-  plain.rowItems = s.rowItems, plain.vec = s.vec;
-  if (!(s == plain)) return "a row schedule sets its own grid (only row and vec)";
-  return rowFit(k, planRows(k), g, s.rowItems, s.vec, limits);
+// A row loop: each item walks the row in iterations of `U` runs of `vec` (the runs of the items
+// interleaved), so every item reaches every barrier without guards when the iterations divide the
+// row and every row reduce's length. The row is read again from memory (a cache) after the reduces.
+std::string rowLoopFit(const Kernel& k, const RowPlan& plan, const KernelGridInfo& g, int64_t L, int64_t vec,
+                       int64_t U, const DeviceLimits& limits) {
+  if (!isPow2(L)) return "row items must be a power of two";
+  if (L > limits.maxWorkGroupSize) return "row group larger than the device allows";
+  if (!isPow2(vec) || vec > 16) return "vector width must be 1, 2, 4, 8 or 16";
+  if (U < 1 || U > 8) return "a row loop takes 1 to 8 runs per iteration";
+  if (!plan.why.empty()) return "row schedule: " + plan.why;
+  const int64_t block = L * vec * U;
+  if (g.N % block != 0) return "row loop: the row does not split evenly into the items' iterations";
+  for (const RowReduce& r : plan.reduces)
+    if (k.at(k.at(r.reduce).src[0]).shape.back() % block != 0)
+      return "row loop: a row reduce's length does not split into the items' iterations";
+  if (L > 1 && static_cast<int64_t>(plan.reduces.size()) * L * 8 > limits.localMemBytes)
+    return "row schedule: not enough local memory";
+  return {};
 }
 
-// Row schedules that fit (the kernel walked once): groups from 1 item up to `maxItems`, runs of `vecs`.
+std::string checkRowSchedule(const Kernel& k, const Schedule& s, const DeviceLimits& limits, const KernelGridInfo& g) {
+  Schedule plain;
+  plain.rowItems = s.rowItems, plain.vec = s.vec, plain.rowLoop = s.rowLoop;
+  if (s.rowLoop) plain.unroll = s.unroll;
+  if (!(s == plain)) return s.rowLoop ? "a row loop sets its own grid (only row, vec and unroll)" : "a row schedule sets its own grid (only row and vec)";
+  const RowPlan plan = planRows(k);
+  return s.rowLoop ? rowLoopFit(k, plan, g, s.rowItems, s.vec, s.unroll, limits) : rowFit(k, plan, g, s.rowItems, s.vec, limits);
+}
+
+// Row schedules that fit (the kernel walked once): groups from 1 item up to `maxItems`, runs of
+// `vecs`; with `unrolls`, row loops taking that many runs per iteration instead of register rows.
 std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits, const std::vector<int64_t>& vecs,
-                                    int64_t maxItems) {
+                                    int64_t maxItems, const std::vector<int64_t>& unrolls = {}) {
   std::vector<Schedule> out;
   const KernelGridInfo g = kernelGridInfo(k);
   if (g.primaryStore < 0) return out;
@@ -135,12 +161,16 @@ std::vector<Schedule> rowCandidates(const Kernel& k, const DeviceLimits& limits,
   const RowPlan plan = planRows(k);
   if (!plan.why.empty()) return out;
   for (int64_t L = 1; L <= std::min(maxItems, limits.maxWorkGroupSize); L *= 2)
-    for (int64_t v : vecs)
-      if (rowFit(k, plan, g, L, v, limits).empty()) {
-        Schedule s;
-        s.rowItems = L, s.vec = v;
-        out.push_back(s);
-      }
+    for (int64_t v : vecs) {
+      Schedule s;
+      s.rowItems = L, s.vec = v;
+      if (unrolls.empty() && rowFit(k, plan, g, L, v, limits).empty()) out.push_back(s);
+      for (int64_t u : unrolls)
+        if (rowLoopFit(k, plan, g, L, v, u, limits).empty()) {
+          s.rowLoop = true, s.unroll = u;
+          out.push_back(s);
+        }
+    }
   return out;
 }
 
@@ -152,7 +182,12 @@ std::optional<Schedule> rowSchedule(const Kernel& k, const DeviceLimits& limits)
   const std::vector<int64_t> vecs = limits.gpu ? std::vector<int64_t>{4, 2, 1} : std::vector<int64_t>{8, 4, 2, 1};
   const std::vector<Schedule> c = rowCandidates(k, limits, vecs, limits.gpu ? 1024 : 64);
   if (c.empty()) return std::nullopt;
-  if (!limits.gpu) return c.front();  // the narrowest group
+  if (!limits.gpu) {
+    // A CPU runs one item per row best, walking the row in its widest vectors: PoCL vectorizes
+    // neither across the items of a group nor the unrolled lanes' math, and its barriers cost.
+    const std::vector<Schedule> loops = rowCandidates(k, limits, {16, 8, 4, 2, 1}, 1, {1});
+    return loops.empty() ? c.front() : loops.front();
+  }
   for (const Schedule& s : c)
     if (s.rowItems >= 128) return s;
   return c.back();
@@ -212,6 +247,7 @@ std::string checkSchedule(const Kernel& k, const Schedule& s, const DeviceLimits
     if (v < 1) return "schedule values must be positive";
   if (s.wgN < 0 || s.rowItems < 0) return "schedule values must be positive";
   if (s.rowItems > 0) return checkRowSchedule(k, s, limits, g);
+  if (s.rowLoop) return "a row loop needs row items";
   if (s.wgN == 0 && s.wgM != 1) return "wgM needs an explicit wgN";
   // Each factor first: a schedule read from a file can hold any value, and their products must not overflow.
   if (s.wgN > limits.maxWorkGroupSize || s.wgM > limits.maxWorkGroupSize) return "work-group larger than the device allows";
@@ -279,9 +315,14 @@ std::vector<Schedule> enumerateSchedules(const Kernel& k, const DeviceLimits& li
     cands = {*row};
     if (level == TuneLevel::None) return cands;
     const bool full = level == TuneLevel::Full;
-    for (const Schedule& s : rowCandidates(k, limits, full ? std::vector<int64_t>{1, 2, 4, 8} : std::vector<int64_t>{4},
-                                           limits.gpu ? 1024 : 64))
-      if (std::find(cands.begin(), cands.end(), s) == cands.end()) cands.push_back(s);
+    auto add = [&cands](const std::vector<Schedule>& more) {
+      for (const Schedule& s : more)
+        if (std::find(cands.begin(), cands.end(), s) == cands.end()) cands.push_back(s);
+    };
+    if (!limits.gpu)  // CPU: row loops first (quick: one item per row, wide vectors)
+      add(rowCandidates(k, limits, full ? std::vector<int64_t>{4, 8, 16} : std::vector<int64_t>{16, 8}, full ? 4 : 1,
+                        full ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1, 2}));
+    add(rowCandidates(k, limits, full ? std::vector<int64_t>{1, 2, 4, 8} : std::vector<int64_t>{4}, limits.gpu ? 1024 : 64));
     return cands;
   }
   if (level == TuneLevel::None) return cands;

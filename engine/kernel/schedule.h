@@ -38,6 +38,8 @@ struct Schedule {
                                // this many reduced elements (matmul-like kernels; local_tiling.h)
   int64_t rowItems = 0;        // > 0: one work-group of this many items per output row, every reduce
                                // constant along the row computed once by the group (row_plan.h)
+  bool rowLoop = false;        // a row schedule whose items loop over the row in runs of `vec`
+                               // (`unroll` runs per iteration) instead of holding it in registers
 
   bool operator==(const Schedule&) const = default;
   std::string str() const;  // "wg=16x4 tile=4x4 vec=4 unroll=4" (defaults omitted; "default")

@@ -119,9 +119,11 @@ class LaunchWalker {
     for (const LStmt& s : l.body)
       if (s.kind == LStmtKind::Special && s.axis == 0 && static_cast<SpecialKind>(s.op) != SpecialKind::GroupId)
         fast_.push_back(s.dst);
-    // The emitter writes the rows of a register tile as vector statements: a CPU runs them on SIMD lanes.
+    // The emitter writes the rows of a register tile, and a row schedule's runs, as vector
+    // statements: a CPU runs them on SIMD lanes.
     const Schedule& sc = k.schedule;
-    cpuVector_ = !d.gpu && sc.vec > 1 && sc.tileN > 1 ? static_cast<double>(std::min(sc.vec, sc.tileN)) : 1.0;
+    const int64_t lanes = sc.rowItems > 0 ? sc.vec : std::min(sc.vec, sc.tileN);
+    cpuVector_ = !d.gpu && sc.vec > 1 && (sc.tileN > 1 || sc.rowItems > 0) ? static_cast<double>(lanes) : 1.0;
   }
 
   LaunchCost run() {

@@ -140,6 +140,15 @@ inline std::vector<KernelCase> loweringCases() {
     k.store(o, k.binary(e, back(k.reduce(e, ReduceOp::Sum)), BinaryOp::Div));
     cs.push_back({"softmax_row", k, N});
   }
+  {  // a row's max and min broadcast back: a NaN in the row must reach every output of the row
+    Kernel k;
+    const int64_t R = 4, N = 48;
+    const int32_t x = rd(k, DType::F32, {R, N}), o = rw(k, DType::F32, {R, N});
+    auto back = [&](int32_t v) { return k.move(k.move(v, MoveKind::Reshape, {R, 1}), MoveKind::Expand, {R, N}); };
+    const int32_t d = k.binary(x, back(k.reduce(x, ReduceOp::Max)), BinaryOp::Sub);
+    k.store(o, k.binary(d, back(k.reduce(k.unary(x, UnaryOp::Neg), ReduceOp::Min)), BinaryOp::Add));
+    cs.push_back({"max_min_row", k, N});
+  }
   {  // layer norm over [2, 3, 32] rows with a scale: the variance reduce reads the mean reduce
     Kernel k;
     const int64_t N = 32;
@@ -289,6 +298,11 @@ inline std::vector<Schedule> optionSchedules() {
   add([](Schedule& s) { s.rowItems = 4, s.vec = 2; });
   add([](Schedule& s) { s.rowItems = 1; });
   add([](Schedule& s) { s.rowItems = 8, s.wgN = 8; });  // refused: a row schedule sets its own grid
+  add([](Schedule& s) { s.rowItems = 1, s.rowLoop = true; });
+  add([](Schedule& s) { s.rowItems = 2, s.vec = 2, s.unroll = 2, s.rowLoop = true; });
+  add([](Schedule& s) { s.rowItems = 1, s.vec = 4, s.unroll = 3, s.rowLoop = true; });
+  add([](Schedule& s) { s.rowItems = 1, s.unroll = 2, s.splitAcc = true, s.rowLoop = true; });  // refused: one accumulator per lane
+  add([](Schedule& s) { s.rowLoop = true, s.vec = 4; });  // refused: no row items
   add([](Schedule& s) { s.vec = 3; });
   return v;
 }
