@@ -178,7 +178,7 @@ class DeviceTuning {
       return false;
     }
     std::vector<std::string> levelSchedules;
-    for (const Schedule& c : tuneCandidates(k, limits_, rates_, s_.level)) levelSchedules.push_back(c.str());
+    for (const Schedule& c : tuneCandidates(k, limits_, rates_, s_.level, 4, &progress_)) levelSchedules.push_back(c.str());
     int unreadable = 0;
     for (const CachedMeasurement& m : s_.cache.measurements(w.hash, cacheDevice_)) {
       const std::optional<TuneStatus> status = tuneStatusFrom(m.status);
@@ -209,7 +209,7 @@ class DeviceTuning {
   void lowerCandidates(std::size_t ki) {
     Work& w = work_[ki];
     const Kernel& k = kernels_[ki].fused.kernel;
-    std::vector<Schedule> candidates = tuneCandidates(k, limits_, rates_, s_.level);
+    std::vector<Schedule> candidates = tuneCandidates(k, limits_, rates_, s_.level, 4, &progress_);
     w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > s_.budget.maxCandidates) {
       candidates.resize(s_.budget.maxCandidates);

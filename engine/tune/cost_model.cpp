@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "engine/core/error.h"
+#include "engine/core/progress.h"
 #include "engine/devices/device_info.h"
 #include "engine/kernel/kernel.h"
 #include "engine/kernel/lowered_kernel.h"
@@ -291,9 +292,13 @@ ScheduleEstimate estimateSchedule(const Kernel& k, const Schedule& s, const Devi
 }
 
 std::vector<Schedule> orderByModel(const Kernel& k, const std::vector<Schedule>& cands, const DeviceLimits& limits,
-                                   const DeviceRates& d, std::vector<ScheduleEstimate>* estimates) {
+                                   const DeviceRates& d, std::vector<ScheduleEstimate>* estimates,
+                                   const Progress* progress) {
   std::vector<ScheduleEstimate> est;
-  for (const Schedule& s : cands) est.push_back(estimateSchedule(k, s, limits, d));
+  for (const Schedule& s : cands) {
+    if (progress) progress->check("autotune");
+    est.push_back(estimateSchedule(k, s, limits, d));
+  }
   std::vector<std::size_t> order(cands.size());
   std::iota(order.begin(), order.end(), 0);
   // The first candidate stays first (the reference result: the default, or a row kernel's row

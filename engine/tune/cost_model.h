@@ -15,6 +15,8 @@
 
 namespace ks {
 
+class Progress;
+
 class Kernel;
 struct DeviceInfo;
 struct LoweredKernel;
@@ -64,8 +66,10 @@ ScheduleEstimate estimateSchedule(const Kernel& k, const Schedule& s, const Devi
                                   const DeviceRates& d);
 
 // `cands` ordered by predicted time, fastest first, the first candidate kept first (it is every
-// search's reference result). Returns the estimates in the new order through `estimates`.
+// search's reference result). Returns the estimates in the new order through `estimates`. Lowering
+// every candidate of a large kernel takes a while, so `progress` (when given) is checked per candidate.
 std::vector<Schedule> orderByModel(const Kernel& k, const std::vector<Schedule>& cands, const DeviceLimits& limits,
-                                   const DeviceRates& d, std::vector<ScheduleEstimate>* estimates = nullptr);
+                                   const DeviceRates& d, std::vector<ScheduleEstimate>* estimates = nullptr,
+                                   const Progress* progress = nullptr);
 
 }  // namespace ks

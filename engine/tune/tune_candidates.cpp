@@ -8,9 +8,9 @@
 namespace ks {
 
 std::vector<Schedule> tuneCandidates(const Kernel& k, const DeviceLimits& limits, const DeviceRates& rates,
-                                     TuneLevel level, int modelPicks) {
+                                     TuneLevel level, int modelPicks, const Progress* progress) {
   if (level == TuneLevel::None) return enumerateSchedules(k, limits, level);
-  const std::vector<Schedule> ordered = orderByModel(k, enumerateSchedules(k, limits, TuneLevel::Full), limits, rates);
+  const std::vector<Schedule> ordered = orderByModel(k, enumerateSchedules(k, limits, TuneLevel::Full), limits, rates, nullptr, progress);
   if (level == TuneLevel::Full) return ordered;
   // The hand-picked list holds what benchmarks found on devices the model knows least (CPU
   // drivers); the model's picks reach the large cooperative and tiled schedules of a GPU that the

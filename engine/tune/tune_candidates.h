@@ -13,8 +13,8 @@ class Kernel;
 // None: the default only. Full: every enumerated schedule, fastest predicted first (still
 // exhaustive). Quick: the default, the model's `modelPicks` best from the full space, then the
 // hand-picked quick list (in the model's order); a search measures as many as its
-// count budget allows, from the front.
+// count budget allows, from the front. `progress` (when given) is checked while the model orders.
 std::vector<Schedule> tuneCandidates(const Kernel& k, const DeviceLimits& limits, const DeviceRates& rates,
-                                     TuneLevel level, int modelPicks = 4);
+                                     TuneLevel level, int modelPicks = 4, const Progress* progress = nullptr);
 
 }  // namespace ks
