@@ -227,9 +227,10 @@ class DeviceTuning {
     }
   }
 
-  std::vector<OpenCLKernel> build(const std::vector<LoweredKernel>& ls) {
+  // The kernels move to the build's thread: a cancelled build frees them there, not on the worker.
+  std::vector<OpenCLKernel> build(std::vector<LoweredKernel> ls) {
     auto device = device_;
-    return runCancellable([device, ls] { return device->build(ls); }, progress_, "kernel build");
+    return runCancellable([device, ls = std::move(ls)] { return device->build(ls); }, progress_, "kernel build");
   }
 
   // Phase 2: one program for every candidate of every kernel (a PoCL build costs about a second
@@ -237,10 +238,13 @@ class DeviceTuning {
   // the culprits.
   void buildCandidates() {
     std::vector<LoweredKernel> all;
-    for (Work& w : work_) all.insert(all.end(), w.lowered.begin(), w.lowered.end());
+    for (Work& w : work_) {
+      progress_.check("autotune");  // copying every candidate of a full search takes a while
+      all.insert(all.end(), w.lowered.begin(), w.lowered.end());
+    }
     if (all.empty()) return;
     try {
-      std::vector<OpenCLKernel> built = build(all);
+      std::vector<OpenCLKernel> built = build(std::move(all));
       std::size_t i = 0;
       for (Work& w : work_)
         for (std::size_t c = 0; c < w.lowered.size(); ++c, ++i) {
