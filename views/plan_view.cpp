@@ -37,12 +37,17 @@ QString bytesText(int64_t b) {
 QString candidatesText(const PlanChoice& c) {
   if (c.candidates.empty()) return {};
   QString s = "\n" + QObject::tr("plan chosen by measurement: %1").arg(QString::fromStdString(c.why));
-  for (const PlanCandidate& x : c.candidates)
+  const PlanCandidate* kept = c.chosen >= 0 ? &c.candidates.at(static_cast<std::size_t>(c.chosen)) : nullptr;
+  for (const PlanCandidate& x : c.candidates) {
     s += "\n  " + QString(x.chosen ? "* " : "  ") + QString::fromStdString(x.devices) +
          (x.blasThreads ? QObject::tr(" (OpenBLAS 1 thread)") : QString()) +
+         (x.variant.empty() ? QString() : " " + QObject::tr("[local search: %1]").arg(QString::fromStdString(x.variant))) +
          QObject::tr(": predicted %1 us, measured %2").arg(x.predictedNs / 1e3, 0, 'f', 1)
              .arg(x.measuredNs >= 0 ? QObject::tr("%1 us over %2 runs").arg(x.measuredNs / 1e3, 0, 'f', 1).arg(x.runs)
                                     : QString::fromStdString(x.note));
+    const std::string differs = kept && kept != &x ? planDifference(x, *kept) : "";
+    if (!differs.empty()) s += "\n      " + QObject::tr("vs the kept plan: %1").arg(QString::fromStdString(differs));
+  }
   if (!c.policy.empty()) s += "\n" + QString::fromStdString(c.policy);
   return s;
 }

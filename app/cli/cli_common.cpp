@@ -37,7 +37,7 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
                  "element operations the host check may take; past it a sample of the outputs is checked")
       ->check(finiteAtLeast(0));
   app.add_option("--plan-candidates", f.planCandidates,
-                 "candidate plans measured on the devices before one is kept (default: none 1, quick 3, full 6)")
+                 "candidate plans measured on the devices before one is kept (default: none 1, quick 5, full 10)")
       ->check(atLeast(1));
   app.add_option("--verify-samples", f.verifySamples, "elements per output checked when sampling")->check(atLeast(1));
 }

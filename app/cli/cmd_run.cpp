@@ -54,10 +54,14 @@ namespace {
 void printPlanChoice(const PlanChoice& c) {
   if (c.candidates.empty()) return;
   std::printf("plan: %s\n", c.why.c_str());
+  const PlanCandidate* kept = c.chosen >= 0 ? &c.candidates.at(static_cast<std::size_t>(c.chosen)) : nullptr;
   for (const PlanCandidate& x : c.candidates) {
     std::printf("  %s %-28s %-12s predicted %10s  measured %10s%s%s\n", x.chosen ? "*" : " ", x.devices.c_str(),
                 x.blasThreads ? "blas 1 thr" : "", formatNs(x.predictedNs).c_str(),
                 x.measuredNs >= 0 ? formatNs(x.measuredNs).c_str() : "-", x.note.empty() ? "" : "  ", x.note.c_str());
+    if (!x.variant.empty()) std::printf("      local search: %s\n", x.variant.c_str());
+    const std::string differs = kept && kept != &x ? planDifference(x, *kept) : "";
+    if (!differs.empty()) std::printf("      vs the kept plan: %s\n", differs.c_str());
   }
   if (!c.policy.empty()) std::printf("  %s\n", c.policy.c_str());
 }

@@ -38,9 +38,12 @@ nlohmann::json outputJson(const OutputValue& o, std::size_t maxValues) {
 
 nlohmann::json planChoiceJson(const PlanChoice& c) {
   nlohmann::json list = nlohmann::json::array();
+  const PlanCandidate* kept = c.chosen >= 0 ? &c.candidates.at(static_cast<std::size_t>(c.chosen)) : nullptr;
   for (const PlanCandidate& x : c.candidates) {
     nlohmann::json e = {{"devices", x.devices},
                         {"blas_threads", x.blasThreads},
+                        {"variant", x.variant},
+                        {"differs", kept && kept != &x ? planDifference(x, *kept) : std::string()},
                         {"predicted_ms", number(x.predictedNs / 1e6)},
                         {"measured_ms", x.measuredNs >= 0 ? nlohmann::json(x.measuredNs / 1e6) : nlohmann::json()},
                         {"runs", x.runs},

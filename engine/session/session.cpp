@@ -467,8 +467,8 @@ void Session::plan(const Progress& progress) {
   if (hostOnly(devices_)) return;
   const int max = options_.planCandidates > 0 ? options_.planCandidates
                   : options_.tune == TuneLevel::None ? 1
-                  : options_.tune == TuneLevel::Quick ? 3
-                                                       : 6;
+                  : options_.tune == TuneLevel::Quick ? 5
+                                                       : 10;
   trace_.planChoice = {};
   if (max <= 1) {
     ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
@@ -477,10 +477,22 @@ void Session::plan(const Progress& progress) {
     trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
   } else {
     progress.report(0.0, "measuring candidate plans");
-    std::vector<PlanCandidate> candidates = planCandidates(program_.graph, program_.resultClasses(), trace_.entries, devices_,
-                                                           poolOf_, runtime_->hostVisiblePools(), max);
+    const std::vector<ClassId> outputs = program_.resultClasses();
+    const std::vector<bool> hostVisible = runtime_->hostVisiblePools();
+    const PlanInputs in{program_.graph, outputs, trace_.entries, devices_, poolOf_, hostVisible};
+    // The device subsets take all but one slot (the mixed plan, each device alone, OpenBLAS's
+    // thread twins); the rest go to the local search from the fastest of them.
+    PlanNodeSets seen;
+    std::vector<PlanCandidate> candidates = planCandidates(in, max >= 3 ? max - 1 : max, seen);
+    ChoiceLimits limits;
+    limits.maxCandidates = max;
     trace_.planChoice = choosePlan(
-        std::move(candidates), [&](const PlanCandidate& c, int& runs) { return measureCandidate(c, progress, runs); }, 10e9);
+        std::move(candidates), [&](const PlanCandidate& c) { return prepareCandidate(c, progress); }, limits,
+        [&](const PlanCandidate& base, int room) {
+          progress.check("the plan choice");
+          progress.report(0.5, "measuring local-search neighbours of " + candidateName(base));
+          return localNeighbours(in, base, seen, room);
+        });
     trace_.planChoice.policy = blasPolicy(trace_.planChoice, devices_);
     const PlanCandidate& w = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen));
     trace_.extraction = w.extraction;
@@ -495,9 +507,14 @@ Extraction Session::extractWithout(const std::vector<NodeId>& excluded) const {
   if (!live() || !hasStage(Stage::Planned) || hostOnly(devices_))
     throw Error(ErrorCode::Usage, "what-if extraction needs a compiled plan on compiling devices");
   std::vector<bool> allowed(devices_.size(), true);
-  if (trace_.planChoice.chosen >= 0) allowed = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen)).allowed;
+  std::vector<NodeId> without = excluded;
+  if (trace_.planChoice.chosen >= 0) {
+    const PlanCandidate& kept = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen));
+    allowed = kept.allowed;
+    without.insert(without.end(), kept.excluded.begin(), kept.excluded.end());  // what the local search left out
+  }
   ExtractionDevices d{poolOf_, allowed, runtime_->hostVisiblePools()};
-  return ks::extract(program_.graph, program_.resultClasses(), d, excluded);
+  return ks::extract(program_.graph, program_.resultClasses(), d, without);
 }
 
 // The plan's kernel steps: fused kernels by trace kernel index, GEMMs by match index.
@@ -540,26 +557,45 @@ void Session::recordPlanForms() {
       trace_.rewrite.planCandidate = static_cast<int>(i);
 }
 
-// A candidate's steady state: a cold run, then up to 5 timed runs (fewer for a slow program), on
-// the program's random inputs and the session's parameters.
-double Session::measureCandidate(const PlanCandidate& c, const Progress& progress, int& runs) {
+// A candidate made ready to time: prepared on the program's random inputs and the session's
+// parameters, run once cold; each timed run after that is one steady-state run.
+PreparedCandidate Session::prepareCandidate(const PlanCandidate& c, const Progress& progress) {
   const PlanSource source{program_.graph, c.plan, trace_.entries, trace_.kernels, devices_};
   std::vector<HostTensor> leaves = bindLeaves(program_, {}, options_.seed);
   for (auto& [i, value] : paramValues_) leaves[program_.params[i].leaf] = value;
-  PreparedPlan p(source, *runtime_, std::move(leaves));
-  p.setBlasThreads(c.blasThreads);
+  auto p = std::make_shared<PreparedPlan>(source, *runtime_, std::move(leaves));
+  p->setBlasThreads(c.blasThreads);
   RunRecord cold;
-  p.run(progress, cold);
-  const int n = cold.totalNs > 1e9 ? 0 : cold.totalNs > 1e8 ? 2 : 5;
-  std::vector<double> t;
-  for (int i = 0; i < n; ++i) {
+  p->run(progress, cold);
+  PreparedCandidate out;
+  out.coldNs = cold.totalNs;
+  for (const PlanAllocation& a : c.plan.allocations) out.bytes += a.bytes;
+  out.bytes += p->residentBytes();
+  out.time = [p, &progress] {
     RunRecord r;
-    p.run(progress, r);
-    t.push_back(r.totalNs);
-  }
-  runs = std::max(n, 1);
-  if (t.empty()) return cold.totalNs;
-  return median(std::move(t));
+    p->run(progress, r);
+    return r.totalNs;
+  };
+  return out;
+}
+
+void Session::keepPlanCandidate(std::size_t i) {
+  if (!live() || !hasStage(Stage::Planned))
+    throw Error(ErrorCode::Usage, "keeping a candidate plan needs the plan stage of a live session");
+  PlanChoice& pc = trace_.planChoice;
+  if (i >= pc.candidates.size())
+    throw Error(ErrorCode::Usage, "there is no candidate plan " + std::to_string(i) + " (" +
+                                      std::to_string(pc.candidates.size()) + " proposed)");
+  for (PlanCandidate& c : pc.candidates) c.chosen = false;
+  PlanCandidate& kept = pc.candidates[i];
+  kept.chosen = true;
+  pc.chosen = static_cast<int>(i);
+  pc.why = "kept by request: " + candidateName(kept);
+  trace_.extraction = kept.extraction;
+  trace_.plan = kept.plan;
+  trace_.plan.key = planKey();
+  prepared_.reset();
+  recordPlanForms();
 }
 
 // What a plan was made for: the graph (its cache key, Kernel and copy nodes included) and the

@@ -97,6 +97,10 @@ class Session {
   // may use: what the plan would cost without them. Needs the plan stage of a live session.
   Extraction extractWithout(const std::vector<NodeId>& excluded) const;
 
+  // Makes candidate `i` of the plan choice the session's plan (the next run prepares it): runs a
+  // plan the measurement did not keep. Needs the plan stage of a live session (ks::Error Usage).
+  void keepPlanCandidate(std::size_t i);
+
   // Lowered IR and OpenCL C of a kernel under a schedule (needs no device).
   std::string kernelSource(uint32_t kernel, const std::string& schedule, std::string* lowered = nullptr) const;
 
@@ -122,7 +126,7 @@ class Session {
   void memoryOps();
   void extract();
   void plan(const Progress& progress);
-  double measureCandidate(const PlanCandidate& c, const Progress& progress, int& runs);
+  PreparedCandidate prepareCandidate(const PlanCandidate& c, const Progress& progress);
   uint64_t planKey() const;
   void snapshot(Stage s);
   std::vector<HostTensor> execute(const std::vector<HostTensor>& leaves, const Progress& progress, RunRecord& rec);

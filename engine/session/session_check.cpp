@@ -214,6 +214,24 @@ void fusionRuns(const CompileTrace& t, const Sizes& n) {
                                "), found " + std::to_string(t.planRun));
 }
 
+// The kept candidate is the one marked chosen; each candidate's devices and excluded nodes fit.
+void planChoice(const PlanChoice& pc, const Sizes& n) {
+  const std::string path = "/trace/plan_choice";
+  if (pc.candidates.empty()) return;
+  if (pc.chosen < 0) bad(path + "/chosen", "expected the index of the kept candidate, found " + std::to_string(pc.chosen));
+  inRange(path + "/chosen", static_cast<uint64_t>(pc.chosen), pc.candidates.size(), "a candidate");
+  for (std::size_t i = 0; i < pc.candidates.size(); ++i) {
+    const PlanCandidate& c = pc.candidates[i];
+    const std::string cp = at(path + "/candidates", i);
+    if (c.chosen != (static_cast<int>(i) == pc.chosen))
+      bad(cp + "/chosen", std::string("expected ") + (c.chosen ? "false" : "true") + ": /trace/plan_choice/chosen is " +
+                              std::to_string(pc.chosen));
+    if (c.allowed.size() != n.devices)
+      bad(cp + "/allowed", "expected one flag per device (" + std::to_string(n.devices) + "), found " + std::to_string(c.allowed.size()));
+    for (std::size_t e = 0; e < c.excluded.size(); ++e) inRange(at(cp + "/excluded", e), c.excluded[e].v, n.nodes, "a node of the graph");
+  }
+}
+
 void trace(const Session& s, const Sizes& n, std::size_t pools) {
   const CompileTrace& t = s.trace();
   for (std::size_t i = 0; i < t.snapshots.size(); ++i) {
@@ -243,6 +261,7 @@ void trace(const Session& s, const Sizes& n, std::size_t pools) {
   }
   extraction(t.extraction, n);
   plan(t.plan, n, pools);
+  planChoice(t.planChoice, n);
 }
 }  // namespace
 

@@ -39,7 +39,10 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 8: every kernelizer run with its own trace ("fusion_runs": per candidate term, before and after
 // AOT matching) and the run the plan's kernels come from ("plan_run"), instead of the one
 // "fusion" run before AOT matching. Earlier files load that run as the only one, the plan's.
-constexpr int kVersion = 8;
+// 9: the plan choice ("plan_choice": every candidate plan measured, its devices, OpenBLAS threads,
+// local-search variant and excluded nodes, predicted and measured time, step labels, and which was
+// kept and why). Earlier files load without candidates, as a plan nobody compared.
+constexpr int kVersion = 9;
 using json = nlohmann::json;
 
 template <class T>
@@ -172,6 +175,11 @@ void fields(Is<RunRecord> auto& r, auto&& f) {  // and the lists "steps" and "ou
   f("devices", r.devices), f("total_ns", r.totalNs), f("peak_bytes", r.peakBytes), f("verified", r.verified);
   f("verify_passed", r.verifyPassed);
 }
+void fields(Is<PlanCandidate> auto& c, auto&& f) {  // and "steps" (labels)
+  f("devices", c.devices), f("allowed", c.allowed), f("blas_threads", c.blasThreads), f("variant", c.variant);
+  f("excluded", c.excluded), f("predicted_ns", c.predictedNs), f("measured_ns", c.measuredNs), f("runs", c.runs);
+  f("note", c.note), f("chosen", c.chosen);
+}
 void fields(Is<RuleRound> auto& r, auto&& f) {
   f("rule", r.rule), f("round", r.round), f("matches", r.matches), f("merges", r.merges), f("nodes_added", r.nodesAdded);
   f("ms", r.ms), f("banned", r.banned);
@@ -207,12 +215,16 @@ double nonFinite(const json& j) {
 }
 json field(ClassId c) { return c.v; }
 json field(NodeId n) { return n.v; }
+json field(const std::vector<NodeId>& v) { return ids(v); }
 json field(TuneStatus s) { return toString(s); }
 json field(const GemmSpec& s);
 template <class T>
 void read(const json& j, T& v) { v = jsonAs<T>(j); }
 void read(const json& j, ClassId& c) { c = ClassId(jsonAs<uint32_t>(j)); }
 void read(const json& j, NodeId& n) { n = NodeId(jsonAs<uint32_t>(j)); }
+void read(const json& j, std::vector<NodeId>& v) {
+  for (uint32_t n : jsonAs<std::vector<uint32_t>>(j)) v.push_back(NodeId(n));
+}
 void read(const json& j, double& v) { v = j.is_null() || j.is_string() ? nonFinite(j) : jsonAs<double>(j); }
 void read(const json& j, TuneStatus& s) {
   const auto status = tuneStatusFrom(j.get<std::string>());
@@ -420,6 +432,17 @@ std::string Session::toJson() const {
     tj["plan"] = pj;
   }
   tj["rewrite"] = rewriteJson(t.rewrite);
+  {
+    const PlanChoice& pc = t.planChoice;
+    json cj = {{"chosen", pc.chosen}, {"why", pc.why}, {"policy", pc.policy}, {"candidates", json::array()}};
+    for (const PlanCandidate& c : pc.candidates) {
+      json x = recordJson(c);
+      x["steps"] = json::array();
+      for (const PlanStep& s : c.plan.steps) x["steps"].push_back(s.label);
+      cj["candidates"].push_back(x);
+    }
+    tj["plan_choice"] = cj;
+  }
   tj["tune_level"] = t.tuneLevel;
   tj["compile_ms"] = t.compileMs;
   tj["warnings"] = t.warnings;
@@ -494,6 +517,21 @@ void readExtraction(const json& ej, Extraction& ex) {
       cd.alternatives.push_back({NodeId(jsonGet<uint32_t>(a, "node")), number(a, "own_ns"), number(a, "tree_ns"), jsonGet<bool>(a, "valid")});
     });
     ex.decisions.push_back(std::move(cd));
+  });
+}
+
+// A loaded candidate keeps what the views show: its numbers, and its steps as labels only.
+void readPlanChoice(const json& cj, PlanChoice& pc) {
+  pc.chosen = jsonGet<int>(cj, "chosen", -1);
+  pc.why = jsonGet<std::string>(cj, "why", "");
+  pc.policy = jsonGet<std::string>(cj, "policy", "");
+  jsonEach(cj, "candidates", [&](const json& x) {
+    PlanCandidate c = recordFrom<PlanCandidate>(x);
+    for (const std::string& label : jsonGet<std::vector<std::string>>(x, "steps", {})) {
+      c.plan.steps.emplace_back();
+      c.plan.steps.back().label = label;
+    }
+    pc.candidates.push_back(std::move(c));
   });
 }
 
@@ -618,6 +656,10 @@ void readTrace(const json& j, CompileTrace& t) {
   if (tj.contains("rewrite")) {
     JsonPath r("rewrite");
     t.rewrite = rewriteFrom(tj["rewrite"]);
+  }
+  if (tj.contains("plan_choice")) {  // files before version 9 did not keep the candidates
+    JsonPath c("plan_choice");
+    readPlanChoice(tj["plan_choice"], t.planChoice);
   }
   if (tj.contains("fusion")) {
     JsonPath f("fusion");

@@ -180,6 +180,24 @@ assert pc["why"].startswith("fastest measured"), pc
 assert c[0]["devices"] == "opencl:0:0+openblas", c
 print("ok: plan_choice lists %d candidates, kept %s" % (len(c), chosen[0]["devices"]))
 PY
+  # The slots left after the device subsets go to the local search from the fastest of them.
+  expect 0 "run --plan-candidates 6 --json" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --plan-candidates 6 --repeat 0 --json
+  python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+pc = json.load(open(sys.argv[1]))["plan_choice"]
+c = pc["candidates"]
+assert 2 <= len(c) <= 6, pc
+for x in c:
+    for k in ["variant", "differs"]:
+        assert isinstance(x[k], str), f"candidate lacks '{k}'"
+local = [x for x in c if x["variant"]]
+assert local and all(x["variant"].startswith("without ") for x in local), c
+assert any(x["differs"] for x in local if not x["chosen"]) or any(x["chosen"] for x in local), c
+assert "local search measured" in pc["why"], pc
+chosen = [x for x in c if x["chosen"]]
+assert len(chosen) == 1 and all(chosen[0]["measured_ms"] <= x["measured_ms"] for x in c if x["measured_ms"] is not None), c
+print("ok: the local search proposed %d neighbour(s): %s" % (len(local), pc["why"]))
+PY
   expect 2 "run --plan-candidates 0" -- "$cli" run "$sm" --devices host --plan-candidates 0
   # On PoCL alone: with openblas every parameter would be read on the host, by a GEMM step.
   expect 0 "run --zero-copy off --verify" -- "$cli" run "$src/samples/mlp.ks" --devices opencl:0:0 --tune none --cache none --verify --json --zero-copy off
@@ -399,7 +417,7 @@ printf 'input x: f32[4]\nparam w: f32[4] = ones\nloss = sum(x * w)\nw <- w - 0.1
 expect 0 "run --session of a training program" -- "$cli" run "$tmp/train.ks" --tune none --cache none --session "$tmp/train.kss.json"
 expect 0 "export a training session" -- "$cli" export "$tmp/train.kss.json" --view plan --format json --out "$tmp/plan.json"
 ! grep -q "plan's key" "$tmp/err" || { echo "FAIL: a training session reports a plan key mismatch"; cat "$tmp/err"; fail=1; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 8, d["version"]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 9, d["version"]
 u = d["program"]["updates"]; assert len(u) == 1 and set(u[0]) == {"param", "class"}, u
 r = d["runs"][0]["updates"]; assert len(r) == 1 and r[0]["name"] == "w" and len(r[0]["value"]["values"]) == 4, r' "$tmp/train.kss.json" ||
   { echo "FAIL: a training session lacks its updates"; fail=1; }
