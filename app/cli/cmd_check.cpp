@@ -25,6 +25,10 @@ int cmdCheck(int argc, char** argv) {
   args.app().add_option("--cache", opt.cache, "tuning cache: PATH, or none (the default)");
   args.app().add_option("--rtol", opt.rtol, "relative tolerance (default 1e-3)")->check(finiteAtLeast(0));
   args.app().add_option("--atol", opt.atol, "absolute tolerance (default 1e-7)")->check(finiteAtLeast(0));
+  std::string rewrite = "default";
+  args.app()
+      .add_option("--rewrite", rewrite, "rewrite rules of the compiling devices: none, default (the default) or aggressive")
+      ->check(CLI::IsMember({"none", "default", "aggressive"}));
   args.app().add_flag("--summary", summary, "pass counts per op type");
   args.app().add_flag("--verbose", verbose, "a line for every model that passes too");
   args.positionals("DIR", "ONNX backend-test folders, or folders holding them");
@@ -32,6 +36,7 @@ int cmdCheck(int argc, char** argv) {
   if (args.positional().empty()) throw UsageError{"expects at least one DIR"};
   if (args.given("devices")) opt.devices = {devices};
   opt.tune = tune == "full" ? TuneLevel::Full : tune == "quick" ? TuneLevel::Quick : TuneLevel::None;
+  opt.rewrite.mode = *parseRewriteMode(rewrite);
   for (const auto& dev : opt.devices) onnxRunnerFor(dev);  // unknown devices fail before any work
   const auto dirs = findOnnxTestDirs(args.positional());
   std::vector<OnnxCaseResult> results;

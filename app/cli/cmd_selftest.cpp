@@ -1,4 +1,4 @@
-// `selftest [--devices L] [--programs N] [--seed S]`: the random-program differential test.
+// `selftest [--devices L] [--programs N] [--seed S] [--rewrite MODE]`: the random-program differential test.
 #include <cstdio>
 #include <sstream>
 
@@ -23,7 +23,13 @@ int cmdSelftest(int argc, char** argv) {
       .add_option("--grad-percent", o.generator.gradPercent,
                   "percent of programs that also output gradients of a random scalar (0-100, default 25)")
       ->check(CLI::Range(0, 100));
+  std::string rewrite = "default";
+  args.app()
+      .add_option("--rewrite", rewrite,
+                  "rules saturating each program before it is kernelized: none, default (the default) or aggressive")
+      ->check(CLI::IsMember({"none", "default", "aggressive"}));
   if (!args.parse(argc, argv)) return 0;
+  o.rewrite.mode = *parseRewriteMode(rewrite);
   // Default: the interpreter and every OpenCL device found.
   o.devices.clear();
   if (spec == "all") {

@@ -22,18 +22,19 @@ namespace fs = std::filesystem;
 
 namespace ks {
 
-OnnxRunner onnxRunnerFor(const std::string& device, TuneLevel tune, const std::string& cache) {
+OnnxRunner onnxRunnerFor(const std::string& device, TuneLevel tune, const std::string& cache, const RuleSelection& rewrite) {
   if (device == "host")
     return [](const Program& p, const std::vector<std::pair<std::string, HostTensor>>&, const std::vector<HostTensor>& leaves) {
       return HostExecutor::run(p.graph, p.outputClasses(), leaves);
     };
   selectDevices(device, discoverDevices());  // unknown names fail here, before any model runs
-  return [device, tune, cache](const Program& p, const std::vector<std::pair<std::string, HostTensor>>& inputs,
-                               const std::vector<HostTensor>&) {
+  return [device, tune, cache, rewrite](const Program& p, const std::vector<std::pair<std::string, HostTensor>>& inputs,
+                                        const std::vector<HostTensor>&) {
     SessionOptions so;
     so.devices = device;
     so.tune = tune;
     so.cache = cache;
+    so.rewrite = rewrite;
     Session s(p, so);
     const RunRecord& rec = s.run(inputs, false);
     std::vector<HostTensor> out;
@@ -120,7 +121,7 @@ void runDataSet(const std::string& model, const fs::path& set, const OnnxCheckOp
   std::vector<HostTensor> expected;
   for (const auto& p : outputs) expected.push_back(readOnnxTensorFile(p.string()));
   for (const std::string& dev : o.devices) {
-    const std::vector<HostTensor> got = onnxRunnerFor(dev, o.tune, o.cache)(imp.program, given, leaves);
+    const std::vector<HostTensor> got = onnxRunnerFor(dev, o.tune, o.cache, o.rewrite)(imp.program, given, leaves);
     if (got.size() != expected.size())
       throw Error(ErrorCode::Internal, "the run on " + dev + " gave " + std::to_string(got.size()) + " outputs", {set.string()});
     for (std::size_t k = 0; k < expected.size(); ++k) {

@@ -10,6 +10,7 @@
 #include "engine/core/host_tensor.h"
 #include "engine/kernel/schedule.h"
 #include "engine/program/program.h"
+#include "engine/rewrite/rule_set.h"
 
 namespace ks {
 
@@ -18,10 +19,12 @@ namespace ks {
 // device only needs a runner.
 using OnnxRunner = std::function<std::vector<HostTensor>(
     const Program&, const std::vector<std::pair<std::string, HostTensor>>& inputs, const std::vector<HostTensor>& leaves)>;
-// The runner of a device spec: "host" = the reference executor; anything else is a --devices
-// list compiled and run through a Session (tuned at `tune`, with the tuning cache `cache`: a path,
-// "" for the default file, "none" for none). Throws Usage for unknown devices.
-OnnxRunner onnxRunnerFor(const std::string& device, TuneLevel tune = TuneLevel::None, const std::string& cache = "none");
+// The runner of a device spec: "host" = the reference executor on the model as imported; anything
+// else is a --devices list compiled and run through a Session (its e-graph saturated with
+// `rewrite`'s rules, tuned at `tune`, with the tuning cache `cache`: a path, "" for the default
+// file, "none" for none). Throws Usage for unknown devices.
+OnnxRunner onnxRunnerFor(const std::string& device, TuneLevel tune = TuneLevel::None, const std::string& cache = "none",
+                         const RuleSelection& rewrite = {RewriteMode::Default, {}, {}});
 
 struct OnnxCheckOptions {
   std::vector<std::string> devices = {"host"};
@@ -29,6 +32,7 @@ struct OnnxCheckOptions {
   double timeoutSeconds = 60.0;
   TuneLevel tune = TuneLevel::None;  // devices other than host compile at this level
   std::string cache = "none";        // their tuning cache
+  RuleSelection rewrite{RewriteMode::Default, {}, {}};  // their rewrite rules
 };
 
 struct OnnxCaseResult {

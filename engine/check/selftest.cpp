@@ -2,6 +2,7 @@
 #include "engine/check/selftest.h"
 
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "engine/core/tolerance.h"
@@ -12,6 +13,11 @@
 #include "engine/kernel/lowering.h"
 #include "engine/kernelizer/kernelizer.h"
 #include "engine/program/random.h"
+#include "engine/rewrite/runner.h"
+#include "engine/rewrite/term.h"
+#include "engine/session/host_check.h"
+#include "engine/tune/cost_model.h"
+#include "engine/tune/term_cost.h"
 
 namespace ks {
 
@@ -34,6 +40,34 @@ void countSchedule(std::map<std::string, int>& m, const Schedule& s) {
   if (s.localTileK != 0) ++m["local-memory tiling"];
 }
 
+// The static best term of `g` saturated with `rules` made its structural form, as the session's
+// rewrite stage does (without a device: the cost model's default rates). Limits are quick's,
+// with time enough that the node and round limits, not the clock, stop it: a failure must
+// reproduce from its seed.
+// Returns the term materialised as a graph of its own, as the session kernelizes it (an e-graph
+// with merged classes may hold cycles, which only a materialised term is free of).
+MaterializedTerm rewriteToBestTerm(Graph& g, const std::vector<Rule>& rules, const std::vector<ClassId>& outputs,
+                                   SelftestReport& rep, bool& inexact) {
+  RewriteLimits limits;
+  limits.seconds = 30;
+  const RewriteReport r = saturate(g, rules, limits);
+  rep.merges += r.steps.size();
+  std::set<std::string> inexactRules;
+  for (const Rule& rule : rules)
+    if (!rule.exact) inexactRules.insert(rule.name);
+  inexact = false;
+  for (const RewriteStep& st : r.steps) inexact = inexact || inexactRules.count(st.rule);
+  const DeviceRates rates = deviceRates(DeviceLimits{}, 0, 0);
+  const TermChoice choice = chooseTerm(g, [&rates](const Graph& gr, NodeId n) { return termNodeNs(gr, n, rates); });
+  std::vector<std::pair<ClassId, NodeId>> changes;
+  for (ClassId c : g.canonicalClasses())
+    if (choice.node[c.v].valid() && choice.node[c.v] != g.eclass(c).nodes.front()) changes.push_back({c, choice.node[c.v]});
+  g.chooseStructural(changes);
+  rep.rewritten += !changes.empty();
+  rep.inexactTerms += inexact && !changes.empty();
+  return materialize(g, choice, outputs);
+}
+
 std::string programText(const Program& p) {
   try {
     return printKs(p);
@@ -51,6 +85,8 @@ std::string SelftestReport::summary() const {
   for (auto& [k, v] : schedules) os << "  " << k << ": " << v << "\n";
   os << programs << " programs, " << kernels << " kernels, " << runs << " kernel runs; schedules drawn "
      << schedulesDrawn << ", rejected by lowering " << schedulesRejected << "\n";
+  os << "rewrites (" << rewriteMode << "): " << rewritten << " programs kernelized as another term, " << merges
+     << " merges, " << inexactTerms << " terms from inexact rules (checked with the magnitude bound)\n";
   for (const std::string& f : failures) os << "FAIL " << f << "\n";
   os << "selftest: " << passed << " passed, " << failed << " failed\n";
   return os.str();
@@ -58,6 +94,8 @@ std::string SelftestReport::summary() const {
 
 SelftestReport runSelftest(const SelftestOptions& options, const Progress& progress) {
   SelftestReport rep;
+  const std::vector<Rule> rules = selectRules(options.rewrite);
+  rep.rewriteMode = rewriteModeName(options.rewrite.mode);
   std::vector<std::unique_ptr<OpenCLDevice>> devices(options.devices.size());
   for (std::size_t d = 0; d < options.devices.size(); ++d)
     if (options.devices[d] != "interpreter") devices[d] = OpenCLDevice::open(options.devices[d]);
@@ -72,7 +110,31 @@ SelftestReport runSelftest(const SelftestOptions& options, const Progress& progr
       programOk = false;
       rep.failures.push_back("seed " + std::to_string(seed) + " " + where + ": " + what + "\nprogram:\n" + programText(p));
     };
-    const KernelizeResult kr = kernelize(p.graph, p.outputClasses());
+    const std::vector<HostTensor> leaves = bindLeaves(p, {}, seed);
+    // The graph kernelized: the program, or its rewritten term once it agrees with the program.
+    Graph g = p.graph;
+    std::vector<ClassId> outputs = p.outputClasses();
+    if (!rules.empty()) {
+      try {
+        bool inexact = false;
+        Graph egraph = p.graph;
+        MaterializedTerm term = rewriteToBestTerm(egraph, rules, outputs, rep, inexact);
+        const std::vector<HostTensor> got = HostExecutor::run(term.graph, term.outputs, leaves);
+        const HostCheck hc = checkAgainstHost(p.graph, egraph, outputs, leaves, got, VerifyBudget{}, inexact);
+        for (std::size_t o = 0; o < hc.mismatch.size(); ++o)
+          if (!hc.mismatch[o].empty())
+            fail("rewritten term (" + std::string(inexact ? "inexact" : "exact") + " rules)", "output " + std::to_string(o) + ": " + hc.mismatch[o]);
+        g = std::move(term.graph);
+        outputs = std::move(term.outputs);
+      } catch (const Error& e) {
+        fail("rewrite", e.what());
+      }
+      if (!programOk) {
+        ++rep.failed;
+        continue;
+      }
+    }
+    const KernelizeResult kr = kernelize(g, outputs);
     if (kr.error) {
       fail("kernelizer", kr.error->what());
       ++rep.failed;
@@ -85,10 +147,9 @@ SelftestReport runSelftest(const SelftestOptions& options, const Progress& progr
       needed.insert(needed.end(), f.loads.begin(), f.loads.end());
       needed.insert(needed.end(), f.stores.begin(), f.stores.end());
     }
-    const std::vector<HostTensor> leaves = bindLeaves(p, {}, seed);
     std::vector<HostTensor> values;
     try {
-      values = HostExecutor::run(p.graph, needed, leaves);
+      values = HostExecutor::run(g, needed, leaves);
     } catch (const Error& e) {
       fail("host executor", e.what());
       ++rep.failed;

@@ -42,6 +42,22 @@ Rule negNeg() {
   return r;
 }
 
+// pow(x, 2) -> x*x: a square is one multiply where pow is a library call (ONNX exports of layer
+// norm square with Pow; PoCL's pow took 1.8 ms on a [128, 256] row kernel that otherwise costs
+// microseconds). Exact: pow(x, 2) is the rounded square, and so is x*x, for -0, inf and NaN too.
+Rule powSquare() {
+  Rule r{"pow-square", RuleFamily::Algebra, true, true, "pow(x, 2) -> x*x", {}, {}};
+  r.search = [](const Graph& g, ClassId c, const Node& n, std::vector<Match>& out) {
+    if (n.kind == NodeKind::Binary && n.binaryOp() == BinaryOp::Pow && isFloat(g.dtype(c)) &&
+        isConstValue(g, n.in[1], 2.0) && g.shape(n.in[0]) == g.shape(c))
+      out.push_back({c, {n.in[0]}, {}, {}, {}, 0});
+  };
+  r.apply = [](Graph& g, const Match& m) {
+    return g.add(make(NodeKind::Binary, {m.cls[0], m.cls[0]}, {}, static_cast<uint8_t>(BinaryOp::Mul)));
+  };
+  return r;
+}
+
 // A rank-0 constant broadcast to `shape` (reshape to ones, then expand).
 ClassId filled(Graph& g, Scalar v, const Shape& shape) {
   Node k;
@@ -184,6 +200,7 @@ std::vector<Rule> algebraRules() {
       identity("sub-zero", BinaryOp::Sub, 0.0, true, "x - 0 -> x (exact: -0 - 0 is -0)"),
       identity("add-zero", BinaryOp::Add, 0.0, false, "x + 0 -> x (not exact: -0 + 0 is +0)", true),
       negNeg(),
+      powSquare(),
       subSelf(),
       factor(),
       distribute(),

@@ -59,9 +59,15 @@ expect 2 "run --steps 0" -- "$cli" run "$sm" --devices host --steps 0
 expect 2 "selftest --programs -1" -- "$cli" selftest --programs -1
 expect 2 "selftest --grad-percent 101" -- "$cli" selftest --grad-percent 101
 expect 2 "selftest --devices ,," -- "$cli" selftest --devices ,,
+expect 2 "selftest --rewrite bogus" -- "$cli" selftest --rewrite bogus
+expect 0 "selftest --rewrite default" -- "$cli" selftest --devices interpreter --programs 20 --seed 7 --rewrite default
+grep -q "^rewrites (default): [0-9]* programs kernelized as another term" "$tmp/out" || { echo "FAIL selftest: no rewrites line"; fail=1; }
+expect 0 "selftest --rewrite none" -- "$cli" selftest --devices interpreter --programs 3 --rewrite none
+grep -q "^rewrites (none): 0 programs" "$tmp/out" || { echo "FAIL selftest --rewrite none: rewrote"; fail=1; }
 expect 2 "check --timeout nan" -- "$cli" check --timeout nan "$tmp"
 expect 2 "check --min-pass -1" -- "$cli" check --min-pass -1 "$tmp"
 expect 2 "check --tune fast" -- "$cli" check --tune fast "$tmp"
+expect 2 "check --rewrite bogus" -- "$cli" check --rewrite bogus "$tmp"
 expect 2 "check --atol -1" -- "$cli" check --atol -1 "$tmp"
 expect 2 "check --rtol nan" -- "$cli" check --rtol nan "$tmp"
 expect 0 "check --atol --rtol" -- "$cli" check --atol 1e-6 --rtol 1e-4 --min-pass 1 "$src/tests/data/onnx/mlp"

@@ -87,6 +87,7 @@ std::vector<Case> cases() {
       {"sub-zero", [=](ProgramBuilder& b, const Shape& s) { return op::exp(op::sub(in(b, s), 0.0)); }},
       {"add-zero", [=](ProgramBuilder& b, const Shape& s) { return op::exp(op::add(0.0, in(b, s))); }},
       {"neg-neg", [=](ProgramBuilder& b, const Shape& s) { return op::exp(op::neg(op::neg(in(b, s)))); }},
+      {"pow-square", [=](ProgramBuilder& b, const Shape& s) { return op::exp(op::pow(in(b, s), 2.0)); }},
       {"sub-self", [=](ProgramBuilder& b, const Shape& s) { Value x = in(b, s); return op::add(op::sub(x, x), in(b, s, "y")); }},
       {"factor", [=](ProgramBuilder& b, const Shape& s) {
          Value a = in(b, s, "a");
