@@ -1,6 +1,7 @@
 // Greedy term choice by a fixpoint over the classes, and a chosen term copied into a new graph.
 #include "engine/rewrite/term.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -25,7 +26,13 @@ TermChoice chooseTerm(const Graph& g, const NodeCost& cost) {
         if (!node.isStructural()) continue;
         double total = cost(g, n);
         if (!(total > 0)) throw Error(ErrorCode::Internal, "term cost of node " + std::to_string(n.v) + " is not positive");
-        for (ClassId o : node.in) total += t.cost[g.find(o).v];
+        // An operand class a node reads twice (x*x) is computed once.
+        for (std::size_t i = 0; i < node.in.size(); ++i) {
+          const ClassId oc = g.find(node.in[i]);
+          const bool again = std::any_of(node.in.begin(), node.in.begin() + static_cast<std::ptrdiff_t>(i),
+                                         [&](ClassId p) { return g.find(p) == oc; });
+          if (!again) total += t.cost[oc.v];
+        }
         if (total < t.cost[c.v] && !std::isinf(total)) {
           t.cost[c.v] = total;
           t.node[c.v] = n;
