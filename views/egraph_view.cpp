@@ -75,7 +75,9 @@ EGraphView::EGraphView(SessionContext* context, QWidget* parent) : QWidget(paren
 void EGraphView::sessionLoaded(const SessionSnapshot& s) {
   std::shared_ptr<const Extraction> extraction;
   if (s.session && s.session->hasStage(Stage::Extracted)) extraction = {s.session, &s.session->trace().extraction};
-  showGraph(s.program, extraction);
+  std::shared_ptr<const std::vector<RewriteStep>> rewrites;
+  if (s.session) rewrites = {s.session, &s.session->trace().rewrite.report.steps};
+  showGraph(s.program, extraction, rewrites);
   session_ = s.session;
   // The session arrives with its last run: the overlay's numbers are ready with the picture.
   if (s.session) graph_->setMeasures(sessionMeasures(graph_->model(), s));
@@ -104,7 +106,8 @@ void EGraphView::sessionClosed() {
   header_->setText(tr("Nothing loaded."));
 }
 
-void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction) {
+void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction,
+                           std::shared_ptr<const std::vector<RewriteStep>> rewrites) {
   program_ = std::move(program);
   session_.reset();
   extraction_ = std::move(extraction);
@@ -119,6 +122,7 @@ void EGraphView::showGraph(std::shared_ptr<const Program> program, std::shared_p
   opt.extraction = extraction_.get();
   opt.outputs = program_->outputClasses();
   opt.places = &program_->places;
+  opt.rewrites = rewrites.get();
   graph_->setModel(viz::egraphPicture(program_->graph, opt));
   header_->setText(tr("%1: %2 e-classes, %3 e-nodes")
                        .arg(QString::fromStdString(program_->name))

@@ -29,7 +29,9 @@ class EGraphView : public QWidget, public SessionView {
 
   // Shows a program's graph with what extraction chose (null before extraction), as
   // `export --view egraph` draws it.
-  void showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction);
+  // `rewrites` (optional): the merges of the rewrite stage, named on the e-nodes they added.
+  void showGraph(std::shared_ptr<const Program> program, std::shared_ptr<const Extraction> extraction,
+                 std::shared_ptr<const std::vector<RewriteStep>> rewrites = nullptr);
   GraphView* graphView() const { return graph_; }
   QTreeWidget* detailsPanel() const { return details_; }
   // Fills the side panel for one class; returns the number of e-nodes listed. The "why this plan"

@@ -14,6 +14,7 @@ viz::Picture egraphPictureOf(const Session& s) {
   o.extraction = s.hasStage(Stage::Extracted) ? &s.trace().extraction : nullptr;
   o.outputs = s.program().resultClasses();
   o.places = &s.program().places;
+  o.rewrites = &s.trace().rewrite.report.steps;
   return viz::egraphPicture(s.graph(), o);
 }
 

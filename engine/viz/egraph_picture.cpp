@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "engine/viz/scope_groups.h"
@@ -151,6 +152,10 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
   std::unordered_set<uint32_t> outputs;
   for (ClassId c : options.outputs) outputs.insert(c.v);
   std::vector<int> nodeIndex(g.nodeCount(), -1);
+  std::unordered_map<uint32_t, const RewriteStep*> addedBy;  // e-node -> the merge that added it
+  if (options.rewrites)
+    for (const RewriteStep& st : *options.rewrites)
+      for (uint32_t n = st.firstNode; n < st.endNode; ++n) addedBy[n] = &st;
   p.clusters.reserve(g.classCount());
   // Ids of merged classes, listed with the class they joined (drawn as that one cluster).
   std::map<uint32_t, std::string> mergedInto;
@@ -171,6 +176,7 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
       p.clusters.back().tooltip += "\nmerged classes:" + it->second;
     }
     for (NodeId nid : g.eclass(ClassId(c)).nodes) {
+      const auto added = addedBy.find(nid.v);
       // A kernel storing several classes is listed in each: drawn in each, the id says which.
       const bool own = g.classOf(nid).v == c;
       Node n;
@@ -180,6 +186,12 @@ Picture egraphPicture(const Graph& g, const EGraphPictureOptions& options) {
       n.label = enodeLabel(g, nid, ex);
       n.style = enodeStyle(g, nid, isOutput, ex);
       n.tooltip = enodeTooltip(g, nid, n.style == Style::Chosen, ex);
+      if (added != addedBy.end()) {
+        const RewriteStep& st = *added->second;
+        n.label += "\n+" + st.rule + " r" + std::to_string(st.round);
+        n.tooltip += "\nadded by rule " + st.rule + " in round " + std::to_string(st.round) + " (its match in " +
+                     classRef(st.root.v) + ", merged with " + classRef(st.added.v) + ")";
+      }
       if (own) nodeIndex[nid.v] = static_cast<int>(p.nodes.size());
       p.nodes.push_back(std::move(n));
     }

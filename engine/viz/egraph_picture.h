@@ -10,6 +10,7 @@
 #include "engine/graph/graph.h"
 #include "engine/plan/extractor.h"
 #include "engine/program/provenance.h"
+#include "engine/rewrite/runner.h"
 #include "engine/viz/picture.h"
 
 namespace ks::viz {
@@ -19,6 +20,8 @@ struct EGraphPictureOptions {
   std::vector<ClassId> outputs;            // drawn as outputs
   int maxGroups = 150;                     // groups of a graph too large to open whole
   const Provenance* places = nullptr;      // where classes came from: named in their tooltips
+  // The rewrite stage's merges: an e-node a rule added names the rule and the round (null: none).
+  const std::vector<RewriteStep>* rewrites = nullptr;
 };
 
 // Node ids "n<e-node id>" (subject ENode), cluster ids "c<class id>" (subject EClass), group ids "g<i>".

@@ -10,6 +10,8 @@
 #include "engine/plan/exec_plan.h"
 #include "engine/plan/extractor.h"
 #include "engine/program/builder.h"
+#include "engine/rewrite/rule_set.h"
+#include "engine/rewrite/runner.h"
 #include "engine/viz/collapse.h"
 #include "engine/viz/egraph_picture.h"
 #include "engine/viz/fusion_picture.h"
@@ -65,6 +67,34 @@ Extracted extractedExp() {
 class TestViz : public QObject {
   Q_OBJECT
  private slots:
+  // An e-node a rewrite added names its rule and round, on the box and in the tooltip.
+  void rewriteAddedENodesNameTheirRule() {
+    ProgramBuilder b;
+    Value x = b.input("x", DType::F32, {4, 8});
+    b.output("y", op::exp(op::pow(x, 2.0)));
+    Program p = b.finish();
+    const std::size_t before = p.graph.nodeCount();
+    const RewriteReport r = saturate(p.graph, selectRules({RewriteMode::Default, {}, {}}), RewriteLimits{});
+    QVERIFY(p.graph.nodeCount() > before);
+    EGraphPictureOptions o;
+    o.outputs = p.outputClasses();
+    o.rewrites = &r.steps;
+    const Picture pic = egraphPicture(p.graph, o);
+    int named = 0;
+    for (const viz::Node& n : pic.nodes) {
+      const bool added = n.subject.id >= before;
+      const bool says = n.label.find("+pow-square r1") != std::string::npos;
+      QCOMPARE(says, added);
+      if (says) {
+        ++named;
+        QVERIFY2(n.tooltip.find("added by rule pow-square in round 1") != std::string::npos, n.tooltip.c_str());
+      }
+    }
+    QCOMPARE(named, static_cast<int>(p.graph.nodeCount() - before));
+    // Without the merges, no e-node says so.
+    for (const viz::Node& n : egraphPicture(p.graph, {nullptr, p.outputClasses()}).nodes) QVERIFY(n.label.find("+pow") == std::string::npos);
+  }
+
   void egraphHasAClusterPerClassAndANodePerENode() {
     const Program p = softmaxProgram();
     const Picture pic = egraphPicture(p.graph, {nullptr, p.outputClasses()});
