@@ -155,6 +155,7 @@ void MainWindow::connectController() {
     status_->setText(error.isEmpty() ? tr("Compared with %1 (the Compare view)").arg(compareView_->pair().otherName)
                                      : tr("Comparison failed: %1").arg(error));
     log(status_->text());
+    if (error.isEmpty()) raiseDock("Compare");  // also when a recompile without a rule asked for it
   });
   connect(&controller_, &SessionController::comparisonChanged, this, [this] {
     if (auto c = controller_.comparison()) {

@@ -210,17 +210,20 @@ void SessionController::recompileWithoutRule(const QString& rule) {
   SessionOptions options = snapshot_->session->options();
   options.rewrite.off.push_back(rule.toStdString());
   ablationRule_ = rule;
-  runJob(RequestKind::Ablation, tr("Compiling without %1").arg(rule), [this, program, source, options, rule](const std::atomic<bool>& cancel) {
+  std::shared_ptr<const Session> a = snapshot_->session;
+  const QString nameA = QFileInfo(snapshot_->path).fileName(), nameB = tr("without %1").arg(rule);
+  runJob(RequestKind::Ablation, tr("Compiling without %1").arg(rule), [this, a, program, source, options, rule, nameA, nameB](const std::atomic<bool>& cancel) {
     Outcome o;
     o.ablation = RuleAblation{rule, nullptr, QString()};
     try {
-      if (!program && source.isEmpty()) throw Error(ErrorCode::Usage, "this session has no program text to compile again");
-      Program p = program ? Program(*program) : parseKs(source.toStdString(), "session.ks");
-      auto session = std::make_shared<Session>(std::move(p), options);
       Progress progress = workerProgress(cancel);
-      session->runTo(Stage::Planned, progress);
-      session->run({}, false, progress);  // a measured plan time beside the shown session's
-      o.ablation->without = session;
+      // A measured plan time beside the shown session's.
+      std::shared_ptr<const Session> without = compileOther(program, source, options, progress);
+      o.ablation->without = without;
+      // The two also go to the Compare view, kernel by kernel and step by step.
+      progress.report(1.0, "diffing the two sessions");
+      auto diff = std::make_shared<SessionDiff>(diffSessions(*a, *without, nameA.toStdString(), nameB.toStdString()));
+      o.pair = SessionPair{nameB, false, a, without, diff, QString()};
     } catch (const std::exception& e) {
       o.ablation->error = QString::fromStdString(e.what());
     }
@@ -340,7 +343,7 @@ void SessionController::finishJob(RequestKind kind, quint64 generation, const Ou
   }
   if (o.ablation) {
     for (SessionView* v : views_) v->ruleAblated(*o.ablation);
-    return;
+    if (!o.pair) return;
   }
   if (o.pair) {
     // A diff against a session no longer shown is of no use to anyone.

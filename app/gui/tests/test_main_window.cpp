@@ -561,6 +561,11 @@ class TestMainWindow : public QObject {
     const QString text = view->comparison()->text();
     QVERIFY2(text.contains("without " + rule) && text.contains("all rules"), qPrintable(text));
     QVERIFY(view->recompileButton()->isEnabled());
+    // The two sessions are in the Compare view too, which comes to the front.
+    QCOMPARE(w.compareView()->pair().otherName, "without " + rule);
+    QVERIFY(w.compareView()->pair().diff);
+    QCOMPARE(w.compareView()->pair().a.get(), session);
+    QVERIFY(w.dock("Compare")->isVisible());
 
     // Cancelled, it answers at once: the dock says so and can be asked again.
     view->recompileButton()->click();
