@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/core/error.h"
+#include "engine/core/median.h"
 
 namespace ks {
 
@@ -175,12 +176,6 @@ std::string blasPolicy(const PlanChoice& choice, const std::vector<DeviceInfo>& 
 }
 
 namespace {
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Prepares candidates and times them in interleaved rounds. A candidate timed again (the climb's
 // base) takes the median of its new rounds: every number a comparison uses comes from one set
 // of rounds.
@@ -256,7 +251,7 @@ class RoundTimer {
     for (std::size_t j = 0; j < n; ++j) {
       if (failed[j]) continue;
       PlanCandidate& c = c_[held[j].index];
-      c.measuredNs = medianOf(times[j]);
+      c.measuredNs = median(times[j]);
       c.runs = static_cast<int>(times[j].size());
       c.note.clear();
     }

@@ -39,6 +39,18 @@ std::vector<std::string> names(const std::vector<DeviceInfo>& devices, const std
 const char* const kTwoMatmuls =
     "input x: f32[16, 32]\nparam w1: f32[32, 24] = normal(std=0.1, seed=1)\n"
     "param w2: f32[24, 8] = normal(std=0.1, seed=2)\ny = relu(x @ w1) @ w2\noutput y\n";
+// kTwoMatmuls planned on PoCL + openblas with six candidate slots.
+Session plannedTwoMatmuls() {
+  SessionOptions o;
+  o.devices = "opencl:0:0,openblas";
+  o.tune = TuneLevel::None;
+  o.cache = "none";
+  o.planCandidates = 6;
+  o.rewrite.mode = RewriteMode::Default;  // the candidate terms give the GEMMs other layouts to fall back on
+  Session s(parseKs(kTwoMatmuls, "two.ks"), o);
+  s.runTo(Stage::Planned);
+  return s;
+}
 bool haveOpenCL() {
   for (auto& d : discoverDevices())
     if (d.compiles()) return true;
@@ -260,18 +272,11 @@ class TestPlanCandidates : public QObject {
     QVERIFY(r.verifyNs > 0);
   }
 
-  // On PoCL alone there is one device subset: the other slots go to the local search, whose
+  // The device subsets take up to five of the six slots, the rest go to the local search, whose
   // neighbours leave out one launch each. Every candidate, kept in turn, gives the host's results.
   void localSearchPlansRunWithTheHostsResults() {
     if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
-    SessionOptions o;
-    o.devices = "opencl:0:0,openblas";
-    o.tune = TuneLevel::None;
-    o.cache = "none";
-    o.planCandidates = 6;
-    o.rewrite.mode = RewriteMode::Default;  // the candidate terms give the GEMMs other layouts to fall back on
-    Session s(parseKs(kTwoMatmuls, "two.ks"), o);
-    s.runTo(Stage::Planned);
+    Session s = plannedTwoMatmuls();
     const PlanChoice& pc = s.trace().planChoice;
     QVERIFY2(pc.candidates.size() >= 4 && pc.candidates.size() <= 6, pc.why.c_str());
     QVERIFY2(pc.why.find("local search measured") != std::string::npos, pc.why.c_str());
@@ -298,14 +303,7 @@ class TestPlanCandidates : public QObject {
   // disagree about the kept one is refused, naming the value.
   void sessionFileKeepsTheCandidates() {
     if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
-    SessionOptions o;
-    o.devices = "opencl:0:0,openblas";
-    o.tune = TuneLevel::None;
-    o.cache = "none";
-    o.planCandidates = 6;
-    o.rewrite.mode = RewriteMode::Default;  // the candidate terms give the GEMMs other layouts to fall back on
-    Session s(parseKs(kTwoMatmuls, "two.ks"), o);
-    s.runTo(Stage::Planned);
+    Session s = plannedTwoMatmuls();
     const PlanChoice& pc = s.trace().planChoice;
     QVERIFY(pc.candidates.size() >= 2);
     const std::string text = s.toJson();
