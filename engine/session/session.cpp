@@ -16,6 +16,7 @@
 #include "engine/eval/host_executor.h"
 #include "engine/kernel/lowering.h"
 #include "engine/plan/gemm_layouts.h"
+#include "engine/plan/plan_choice_cache.h"
 #include "engine/plan/prepared_plan.h"
 #include "engine/plan/gemm_step.h"
 #include "engine/plan/memory_ops.h"
@@ -457,6 +458,23 @@ void Session::memoryOps() {
 }
 
 // ---------------------------------------------------------------- extract / plan
+namespace {
+// What a plan choice was measured for: the graph and devices (the plan key), the candidate count,
+// the zero-copy switch and each kernel entry's device and schedule.
+uint64_t planChoiceKey(uint64_t planKey, int max, bool zeroCopy, const std::vector<KernelEntry>& entries) {
+  uint64_t key = planKey;
+  auto mix = [&key](uint64_t v) { key = (key ^ v) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(max));
+  mix(zeroCopy);
+  for (const KernelEntry& e : entries) {
+    mix(e.device);
+    mix(e.kind == KernelEntry::Kind::Gemm);
+    for (char ch : e.schedule) mix(static_cast<unsigned char>(ch));
+  }
+  return key;
+}
+}  // namespace
+
 void Session::extract() {
   if (hostOnly(devices_)) return;
   ExtractionDevices d{poolOf_, std::vector<bool>(devices_.size(), true), runtime_->hostVisiblePools()};
@@ -476,24 +494,15 @@ void Session::plan(const Progress& progress) {
     for (auto& dev : devices_) names.push_back(dev.name);
     trace_.plan = buildPlan(program_.graph, program_.resultClasses(), trace_.extraction, trace_.entries, d, names);
   } else {
-    progress.report(0.0, "measuring candidate plans");
-    const std::vector<ClassId> outputs = program_.resultClasses();
-    const std::vector<bool> hostVisible = runtime_->hostVisiblePools();
-    const PlanInputs in{program_.graph, outputs, trace_.entries, devices_, poolOf_, hostVisible};
-    // The device subsets take all but one slot (the mixed plan, each device alone, OpenBLAS's
-    // thread twins); the rest go to the local search from the fastest of them.
-    PlanNodeSets seen;
-    std::vector<PlanCandidate> candidates = planCandidates(in, max >= 3 ? max - 1 : max, seen);
-    ChoiceLimits limits;
-    limits.maxCandidates = max;
-    trace_.planChoice = choosePlan(
-        std::move(candidates), [&](const PlanCandidate& c) { return prepareCandidate(c, progress); }, limits,
-        [&](const PlanCandidate& base, int room) {
-          progress.check("the plan choice");
-          progress.report(0.5, "measuring local-search neighbours of " + candidateName(base));
-          return localNeighbours(in, base, seen, room);
-        });
-    trace_.planChoice.policy = blasPolicy(trace_.planChoice, devices_);
+    // A warm compile (the same graph, devices and kernel schedules) reuses this process's choice.
+    const uint64_t key = planChoiceKey(planKey(), max, options_.zeroCopy, trace_.entries);
+    if (std::optional<PlanChoice> kept = options_.cache == "none" ? std::nullopt : findPlanChoice(key)) {
+      trace_.planChoice = std::move(*kept);
+      trace_.planChoice.why += "; measured by an earlier compile of this program in this process";
+    } else {
+      choosePlanByMeasurement(max, progress);
+      keepPlanChoice(key, trace_.planChoice);
+    }
     const PlanCandidate& w = trace_.planChoice.candidates.at(static_cast<std::size_t>(trace_.planChoice.chosen));
     trace_.extraction = w.extraction;
     trace_.plan = w.plan;
@@ -501,6 +510,28 @@ void Session::plan(const Progress& progress) {
   trace_.plan.key = planKey();
   prepared_.reset();
   recordPlanForms();
+}
+
+// Extraction's candidates, each prepared and timed on the devices, then the local search.
+void Session::choosePlanByMeasurement(int max, const Progress& progress) {
+  progress.report(0.0, "measuring candidate plans");
+  const std::vector<ClassId> outputs = program_.resultClasses();
+  const std::vector<bool> hostVisible = runtime_->hostVisiblePools();
+  const PlanInputs in{program_.graph, outputs, trace_.entries, devices_, poolOf_, hostVisible};
+  // The device subsets take all but one slot (the mixed plan, each device alone, OpenBLAS's
+  // thread twins); the rest go to the local search from the fastest of them.
+  PlanNodeSets seen;
+  std::vector<PlanCandidate> candidates = planCandidates(in, max >= 3 ? max - 1 : max, seen);
+  ChoiceLimits limits;
+  limits.maxCandidates = max;
+  trace_.planChoice = choosePlan(
+      std::move(candidates), [&](const PlanCandidate& c) { return prepareCandidate(c, progress); }, limits,
+      [&](const PlanCandidate& base, int room) {
+        progress.check("the plan choice");
+        progress.report(0.5, "measuring local-search neighbours of " + candidateName(base));
+        return localNeighbours(in, base, seen, room);
+      });
+  trace_.planChoice.policy = blasPolicy(trace_.planChoice, devices_);
 }
 
 Extraction Session::extractWithout(const std::vector<NodeId>& excluded) const {

@@ -126,6 +126,7 @@ class Session {
   void memoryOps();
   void extract();
   void plan(const Progress& progress);
+  void choosePlanByMeasurement(int max, const Progress& progress);
   PreparedCandidate prepareCandidate(const PlanCandidate& c, const Progress& progress);
   uint64_t planKey() const;
   void snapshot(Stage s);

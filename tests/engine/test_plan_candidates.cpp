@@ -1,6 +1,7 @@
 // Choosing the plan by measurement: the device subsets tried, the choice of the fastest measured
 // candidate (a failing or unmeasured one never wins), and a session that measures its candidates
 // on PoCL + openblas, keeps the fastest and runs it with the host's results.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <map>
@@ -342,6 +343,35 @@ class TestPlanCandidates : public QObject {
     const Session s = Session::load(std::string(KS_SOURCE_DIR) + "/tests/data/sessions/plans_v8.kss.json");
     QVERIFY(s.trace().planChoice.candidates.empty());
     QVERIFY(!s.trace().plan.steps.empty());
+  }
+
+  // A warm compile of the same program reuses the process's plan choice (the tuning cache gave it
+  // the same kernels); with no tuning cache it measures again.
+  void aWarmCompileReusesTheChoice() {
+    if (!haveOpenCL()) KS_SKIP_WITHOUT_OPENCL();
+    QTemporaryDir dir;
+    SessionOptions o;
+    o.devices = "opencl:0:0,openblas";
+    o.tune = TuneLevel::Quick;
+    o.cache = dir.filePath("tune.sqlite").toStdString();
+    o.planCandidates = 3;
+    Session cold(parseKs(kTwoMatmuls, "warm.ks"), o);
+    cold.runTo(Stage::Planned);
+    const PlanChoice& first = cold.trace().planChoice;
+    QVERIFY2(first.why.find("earlier compile") == std::string::npos, first.why.c_str());
+    Session warm(parseKs(kTwoMatmuls, "warm.ks"), o);
+    warm.runTo(Stage::Planned);
+    const PlanChoice& again = warm.trace().planChoice;
+    QVERIFY2(again.why.find("measured by an earlier compile of this program in this process") != std::string::npos, again.why.c_str());
+    QCOMPARE(again.chosen, first.chosen);
+    QCOMPARE(again.candidates.size(), first.candidates.size());
+    for (std::size_t i = 0; i < first.candidates.size(); ++i) QCOMPARE(again.candidates[i].measuredNs, first.candidates[i].measuredNs);
+    const RunRecord& r = warm.run({}, true);
+    QVERIFY(r.verifyPassed && r.verifyMode == VerifyMode::Full);
+    o.cache = "none";
+    Session fresh(parseKs(kTwoMatmuls, "warm.ks"), o);
+    fresh.runTo(Stage::Planned);
+    QVERIFY(fresh.trace().planChoice.why.find("earlier compile") == std::string::npos);
   }
 };
 
