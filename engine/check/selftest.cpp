@@ -2,7 +2,6 @@
 #include "engine/check/selftest.h"
 
 #include <memory>
-#include <set>
 #include <sstream>
 
 #include "engine/core/tolerance.h"
@@ -40,31 +39,23 @@ void countSchedule(std::map<std::string, int>& m, const Schedule& s) {
   if (s.localTileK != 0) ++m["local-memory tiling"];
 }
 
-// The static best term of `g` saturated with `rules` made its structural form, as the session's
-// rewrite stage does (without a device: the cost model's default rates). Limits are quick's,
-// with time enough that the node and round limits, not the clock, stop it: a failure must
-// reproduce from its seed.
-// Returns the term materialised as a graph of its own, as the session kernelizes it (an e-graph
-// with merged classes may hold cycles, which only a materialised term is free of).
+// Saturates `g` with `rules` and makes the static best term its structural form, as the session's
+// rewrite stage does (without a device: the cost model's default rates); returns that term
+// materialised as a graph of its own, which the session kernelizes (an e-graph with merged
+// classes may hold cycles). Limits are quick's, with time enough that the node and round limits,
+// not the clock, stop it: a failure must reproduce from its seed.
 MaterializedTerm rewriteToBestTerm(Graph& g, const std::vector<Rule>& rules, const std::vector<ClassId>& outputs,
                                    SelftestReport& rep, bool& inexact) {
   RewriteLimits limits;
   limits.seconds = 30;
   const RewriteReport r = saturate(g, rules, limits);
   rep.merges += r.steps.size();
-  std::set<std::string> inexactRules;
-  for (const Rule& rule : rules)
-    if (!rule.exact) inexactRules.insert(rule.name);
-  inexact = false;
-  for (const RewriteStep& st : r.steps) inexact = inexact || inexactRules.count(st.rule);
+  inexact = anyInexactMerge(r);
   const DeviceRates rates = deviceRates(DeviceLimits{}, 0, 0);
   const TermChoice choice = chooseTerm(g, [&rates](const Graph& gr, NodeId n) { return termNodeNs(gr, n, rates); });
-  std::vector<std::pair<ClassId, NodeId>> changes;
-  for (ClassId c : g.canonicalClasses())
-    if (choice.node[c.v].valid() && choice.node[c.v] != g.eclass(c).nodes.front()) changes.push_back({c, choice.node[c.v]});
-  g.chooseStructural(changes);
-  rep.rewritten += !changes.empty();
-  rep.inexactTerms += inexact && !changes.empty();
+  const bool changed = adoptTerm(g, choice) > 0;
+  rep.rewritten += changed;
+  rep.inexactTerms += inexact && changed;
   return materialize(g, choice, outputs);
 }
 

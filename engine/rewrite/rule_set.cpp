@@ -2,6 +2,7 @@
 #include "engine/rewrite/rule_set.h"
 
 #include <algorithm>
+#include <set>
 
 #include "engine/core/error.h"
 
@@ -60,6 +61,15 @@ std::string ruleSetKey(const std::vector<Rule>& rules) {
   std::string key;
   for (const Rule& r : rules) key += r.name + ";";
   return key;
+}
+
+bool anyInexactMerge(const RewriteReport& report) {
+  std::set<std::string> inexact;
+  for (const Rule& r : allRules())
+    if (!r.exact) inexact.insert(r.name);
+  for (const RewriteStep& s : report.steps)
+    if (inexact.count(s.rule)) return true;
+  return false;
 }
 
 }  // namespace ks

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/rewrite/rule.h"
+#include "engine/rewrite/runner.h"
 
 namespace ks {
 
@@ -26,5 +27,8 @@ std::vector<Rule> allRules();
 std::vector<Rule> selectRules(const RuleSelection& s);
 // Names of the rules in order: part of the saturation cache key.
 std::string ruleSetKey(const std::vector<Rule>& rules);
+// Whether a merge of the report came from a rule that is not exact: a term it allowed may sum in
+// another order, and is checked against the oracle by magnitude (checkAgainstHost).
+bool anyInexactMerge(const RewriteReport& report);
 
 }  // namespace ks

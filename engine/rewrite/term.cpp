@@ -43,6 +43,14 @@ TermChoice chooseTerm(const Graph& g, const NodeCost& cost) {
   return t;
 }
 
+std::size_t adoptTerm(Graph& g, const TermChoice& t) {
+  std::vector<std::pair<ClassId, NodeId>> changes;
+  for (ClassId c : g.canonicalClasses())
+    if (t.node[c.v].valid() && t.node[c.v] != g.eclass(c).nodes.front()) changes.push_back({c, t.node[c.v]});
+  g.chooseStructural(changes);
+  return changes.size();
+}
+
 MaterializedTerm materialize(const Graph& g, const TermChoice& t, const std::vector<ClassId>& outputs) {
   MaterializedTerm m;
   m.classOf.assign(g.classCount(), ClassId());

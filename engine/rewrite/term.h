@@ -21,6 +21,9 @@ struct TermChoice {
   std::vector<double> cost;
 };
 TermChoice chooseTerm(const Graph& g, const NodeCost& cost);
+// Makes the chosen node of every class its structural node (what the kernelizer and the host
+// executor read), in place; returns how many classes changed form.
+std::size_t adoptTerm(Graph& g, const TermChoice& t);
 
 // The chosen term reachable from `outputs` as a fresh graph: every leaf of g, in order (leaf
 // indices stay valid), then one class per chosen class. origin[c] is the e-graph class that

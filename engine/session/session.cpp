@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "engine/codegen/opencl_emitter.h"
 #include "engine/core/json_read.h"
@@ -95,17 +94,6 @@ OutputValue describeOutput(const std::string& name, const HostTensor& value) {
   if (n == 0) o.min = o.max = 0;
   if (n > 0 && nans == n) o.min = o.max = NAN;
   return o;
-}
-
-// Whether a merge came from a rule that is not exact: the compiled term may then sum in another
-// order, and is checked by magnitude (checkAgainstHost).
-bool inexactRewrites(const RewriteTrace& t) {
-  std::set<std::string> inexact;
-  for (const Rule& r : allRules())
-    if (!r.exact) inexact.insert(r.name);
-  for (const RewriteStep& s : t.report.steps)
-    if (inexact.count(s.rule)) return true;
-  return false;
 }
 
 std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>> kernelIdentity(const FusedKernel& f) {
@@ -219,11 +207,7 @@ void Session::rewrite(const Progress& progress) {
   const auto outputs = program_.resultClasses();
   t.originalNs = termCost(g, outputs, rates);
   const TermChoice choice = chooseTerm(g, [&rates](const Graph& gr, NodeId n) { return termNodeNs(gr, n, rates); });
-  std::vector<std::pair<ClassId, NodeId>> changes;
-  for (ClassId c : g.canonicalClasses())
-    if (choice.node[c.v].valid() && choice.node[c.v] != g.eclass(c).nodes.front()) changes.push_back({c, choice.node[c.v]});
-  g.chooseStructural(changes);
-  t.termChanges = changes.size();
+  t.termChanges = adoptTerm(g, choice);
   t.termNs = termCost(g, outputs, rates);
   if (termCandidateCount(options_) > 1) chooseTerms(outputs, rates);
 }
@@ -659,7 +643,7 @@ const RunRecord& Session::run(const std::vector<std::pair<std::string, HostTenso
     // The oracle runs the program as built, not the term the rewrites chose.
     const auto v0 = Clock::now();
     check = checkAgainstHost(original_ ? *original_ : program_.graph, program_.graph, results, leaves, values,
-                             options_.verify, inexactRewrites(trace_.rewrite));
+                             options_.verify, anyInexactMerge(trace_.rewrite.report));
     rec.verifyNs = std::chrono::duration<double, std::nano>(Clock::now() - v0).count();
     rec.verified = true;
     rec.verifyMode = check.mode;

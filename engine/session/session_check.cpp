@@ -217,7 +217,10 @@ void fusionRuns(const CompileTrace& t, const Sizes& n) {
 // The kept candidate is the one marked chosen; each candidate's devices and excluded nodes fit.
 void planChoice(const PlanChoice& pc, const Sizes& n) {
   const std::string path = "/trace/plan_choice";
-  if (pc.candidates.empty()) return;
+  if (pc.candidates.empty()) {
+    if (pc.chosen != -1) bad(path + "/chosen", "expected -1 (no candidates), found " + std::to_string(pc.chosen));
+    return;
+  }
   if (pc.chosen < 0) bad(path + "/chosen", "expected the index of the kept candidate, found " + std::to_string(pc.chosen));
   inRange(path + "/chosen", static_cast<uint64_t>(pc.chosen), pc.candidates.size(), "a candidate");
   for (std::size_t i = 0; i < pc.candidates.size(); ++i) {
