@@ -17,11 +17,19 @@ GemmGather GemmGather::fromIndices(const std::vector<int64_t>& src, int64_t batc
     const bool batchEdge = batchElements > 0 && i % static_cast<std::size_t>(batchElements) == 0;
     if (batchEdge) g.batchStart.push_back(g.runs.size());
     GatherRun* last = g.runs.empty() || batchEdge ? nullptr : &g.runs.back();
-    const bool extends = last && (src[i] < 0 ? last->src < 0 : last->src >= 0 && last->src + last->len == src[i]);
-    if (extends)
+    if (last && src[i] < 0 && last->src < 0) {
       ++last->len;
-    else
-      g.runs.push_back({src[i] < 0 ? -1 : src[i], 1, 1, 0});
+      continue;
+    }
+    if (last && src[i] >= 0 && last->src >= 0) {
+      // A run's second element fixes its step (a strided window reads every step-th element).
+      if (last->len == 1 && src[i] > last->src) last->step = src[i] - last->src;
+      if (src[i] == last->src + last->len * last->step) {
+        ++last->len;
+        continue;
+      }
+    }
+    g.runs.push_back({src[i] < 0 ? -1 : src[i], 1, 1, 0, 1});
   }
   g.batchStart.push_back(g.runs.size());
   g.foldRepeats();
@@ -36,7 +44,7 @@ void GemmGather::foldRepeats() {
     for (std::size_t r = batchStart[b]; r < batchStart[b + 1]; ++r) {
       const GatherRun& x = runs[r];
       GatherRun* last = folded.size() > starts.back() ? &folded.back() : nullptr;
-      const bool joins = last && x.src >= 0 && last->src >= 0 && x.len == last->len &&
+      const bool joins = last && x.src >= 0 && last->src >= 0 && x.len == last->len && x.step == last->step &&
                          (last->reps == 1 || x.src == last->src + last->reps * last->stride);
       if (joins) {
         if (last->reps == 1) last->stride = x.src - last->src;
@@ -61,11 +69,107 @@ void GemmGather::apply(std::size_t b, const float* src, float* dst) const {
       continue;
     }
     const float* s = src + run.src;
+    if (run.step == 2) {  // a stride-2 window: a constant step the compiler can shuffle
+      for (int64_t r = 0; r < run.reps; ++r, s += run.stride, dst += n)
+        for (std::size_t i = 0; i < n; ++i) dst[i] = s[2 * i];
+      continue;
+    }
+    if (run.step != 1) {
+      const int64_t step = run.step;
+      for (int64_t r = 0; r < run.reps; ++r, s += run.stride, dst += n)
+        for (std::size_t i = 0; i < n; ++i) dst[i] = s[static_cast<int64_t>(i) * step];
+      continue;
+    }
     for (int64_t r = 0; r < run.reps; ++r, s += run.stride, dst += n) {
       if (n > 32)
         std::memcpy(dst, s, n * sizeof(float));
       else  // a short row: a call to memcpy costs more than the copy
         for (std::size_t i = 0; i < n; ++i) dst[i] = s[i];
+    }
+  }
+}
+
+namespace {
+// out[t] += w * s[t * step] for t < len. The source is never the output (another buffer), so
+// the loops vectorize without aliasing checks; a constant step lets the compiler shuffle.
+inline void axpy(float w, const float* __restrict s, int64_t step, int64_t len, float* __restrict out) {
+  if (step == 1)
+    for (int64_t t = 0; t < len; ++t) out[t] += w * s[t];
+  else if (step == 2)
+    for (int64_t t = 0; t < len; ++t) out[t] += w * s[2 * t];
+  else
+    for (int64_t t = 0; t < len; ++t) out[t] += w * s[t * step];
+}
+
+// The prepared product's loop, built for AVX2 with FMA where the CPU has them (the binary
+// targets plain x86-64): 8 lanes and a fused multiply-add instead of 4 lanes and two ops.
+__attribute__((target_clones("arch=haswell", "default"))) void addPieces(
+    const GemmGather::ProductPiece* begin, const GemmGather::ProductPiece* end, const float* src, const float* a,
+    int64_t m, int64_t k, int64_t n, bool transA, float fill, float* c) {
+  for (const GemmGather::ProductPiece* p = begin; p != end; ++p)
+    for (int64_t row = 0; row < m; ++row) {
+      const float w = transA ? a[p->row * m + row] : a[row * k + p->row];
+      float* out = c + row * n + p->col;
+      if (p->src >= 0)
+        axpy(w, src + p->src, p->step, p->len, out);
+      else
+        for (int64_t t = 0; t < p->len; ++t) out[t] += w * fill;
+    }
+}
+}  // namespace
+
+void GemmGather::prepareProduct(int64_t k) {
+  pieces.clear();
+  pieceStart.assign(1, 0);
+  pieceRows = k;
+  const int64_t n = batchElements / k;
+  for (std::size_t b = 0; b + 1 < batchStart.size(); ++b) {
+    const std::size_t first = pieces.size();
+    int64_t d = 0;
+    for (std::size_t r = batchStart[b]; r < batchStart[b + 1]; ++r) {
+      const GatherRun& run = runs[r];
+      for (int64_t rep = 0; rep < run.reps; ++rep)
+        for (int64_t done = 0; done < run.len;) {
+          const int64_t row = d / n, col = d % n, len = std::min(run.len - done, n - col);
+          // Zero fills add nothing; padding is the usual fill.
+          if (run.src >= 0 || fill != 0.0f)
+            pieces.push_back({col, len, run.src < 0 ? -1 : run.src + rep * run.stride + done * run.step, run.step, row});
+          d += len, done += len;
+        }
+    }
+    std::stable_sort(pieces.begin() + static_cast<std::ptrdiff_t>(first), pieces.end(),
+                     [](const ProductPiece& x, const ProductPiece& y) { return x.col < y.col; });
+    pieceStart.push_back(pieces.size());
+  }
+}
+
+void GemmGather::multiplyInto(std::size_t b, const float* src, const float* a, int64_t m, int64_t k, bool transA,
+                              float* c) const {
+  const int64_t n = batchElements / k;
+  std::fill_n(c, m * n, 0.0f);
+  if (pieceRows == k) {
+    addPieces(pieces.data() + pieceStart[b], pieces.data() + pieceStart[b + 1], src, a, m, k, n, transA, fill, c);
+    return;
+  }
+  auto weight = [&](int64_t row, int64_t kk) { return transA ? a[kk * m + row] : a[row * k + kk]; };
+  int64_t d = 0;  // the packed matrix's element the next run starts at
+  for (std::size_t r = batchStart[b]; r < batchStart[b + 1]; ++r) {
+    const GatherRun& run = runs[r];
+    for (int64_t rep = 0; rep < run.reps; ++rep) {
+      const float* s = run.src < 0 ? nullptr : src + run.src + rep * run.stride;
+      // A run may cross from one row of the packed matrix (one of the k) into the next.
+      for (int64_t done = 0; done < run.len;) {
+        const int64_t kr = d / n, cc = d % n, len = std::min(run.len - done, n - cc);
+        for (int64_t row = 0; row < m; ++row) {
+          const float w = weight(row, kr);
+          float* out = c + row * n + cc;
+          if (s)
+            axpy(w, s + done * run.step, run.step, len, out);
+          else
+            for (int64_t t = 0; t < len; ++t) out[t] += w * fill;
+        }
+        d += len, done += len;
+      }
     }
   }
 }

@@ -9,13 +9,15 @@
 
 namespace ks {
 
-// `reps` copies of `len` consecutive source elements, the r-th from src + r * stride (a window's
-// rows: one per output row of the image), written one after the other.
+// `reps` copies of `len` source elements `step` apart, the r-th from src + r * stride (a window's
+// rows: one per output row of the image; a strided convolution reads every step-th element),
+// written one after the other.
 struct GatherRun {
   int64_t src = 0;  // first source element; < 0: the run is `len` fill values (reps 1)
   int64_t len = 0;
   int64_t reps = 1;
   int64_t stride = 0;
+  int64_t step = 1;
 };
 
 struct GemmGather {
@@ -33,6 +35,24 @@ struct GemmGather {
   std::size_t batches() const { return batchStart.size() - 1; }
   // Writes batch `b`'s packed matrix (batchElements floats) to dst.
   void apply(std::size_t b, const float* src, float* dst) const;
+  // c (m x n) = a (m x k; stored k x m when transA) times batch `b`'s packed matrix (k x n, with
+  // k * n == batchElements), reading the source where the runs point instead of packing it first:
+  // for a product of few rows (a depthwise convolution: one row of 9 weights per channel) packing
+  // and a GEMM call cost many times the arithmetic. Fastest after prepareProduct(k).
+  void multiplyInto(std::size_t b, const float* src, const float* a, int64_t m, int64_t k, bool transA, float* c) const;
+  // Splits the runs into pieces of one packed row each, ordered by the column they write, so
+  // multiplyInto adds every row's contribution to a stretch of c while it is in cache (each tap
+  // of a window in turn over one output row, not over the whole image).
+  void prepareProduct(int64_t k);
+
+  // One piece of a run inside one packed row: `len` elements `step` apart from `src` (< 0: fills)
+  // go to row `row` of the packed matrix at column `col`.
+  struct ProductPiece {
+    int64_t col, len, src, step, row;
+  };
+  std::vector<ProductPiece> pieces;     // empty until prepareProduct
+  std::vector<std::size_t> pieceStart;  // batch b's pieces: [pieceStart[b], pieceStart[b + 1])
+  int64_t pieceRows = 0;                // the k prepareProduct split for
 
  private:
   void foldRepeats();

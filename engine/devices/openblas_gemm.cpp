@@ -31,8 +31,14 @@ void runGemm(const GemmSpec& s, const float* a, const float* b, float* c) {
 
 void runGemm(const GemmSpec& s, const GemmGather* ga, const GemmGather* gb, const float* a, const float* b, float* c,
              float* scratchA, float* scratchB) {
+  // Few rows times a gathered matrix: multiplied straight from the source (see multiplyInto).
+  const bool direct = multipliesDirectly(s, gb != nullptr);
   for (int64_t i = 0; i < s.batch; ++i) {
     const float* ai = ga ? gathered(*ga, i, a, scratchA) : a + i * s.strideA;
+    if (direct) {
+      gb->multiplyInto(gb->batches() > 1 ? static_cast<std::size_t>(i) : 0, b, ai, s.m, s.k, s.transA, c + i * s.m * s.n);
+      continue;
+    }
     const float* bi = gb ? gathered(*gb, i, b, scratchB) : b + i * s.strideB;
     sgemm(s, ai, bi, c + i * s.m * s.n);
   }

@@ -10,7 +10,12 @@ namespace ks {
 void runGemm(const GemmSpec& s, const float* a, const float* b, float* c);
 // The same with an operand gathered (ga for A, gb for B; null: read in place): batch by batch,
 // the gathered operand's packed matrix is written to its scratch (one batch of floats), then
-// multiplied. a and b are then the gathers' sources.
+// multiplied. a and b are then the gathers' sources. A product of at most kDirectGatherRows rows
+// with a gathered B (a depthwise or few-filter convolution) skips packing B and OpenBLAS: it
+// multiplies straight from B's source.
+constexpr int64_t kDirectGatherRows = 4;
+// Whether runGemm multiplies straight from a gathered B (then prepare it: prepareProduct(s.k)).
+inline bool multipliesDirectly(const GemmSpec& s, bool gatheredB) { return gatheredB && !s.transB && s.m <= kDirectGatherRows; }
 void runGemm(const GemmSpec& s, const GemmGather* ga, const GemmGather* gb, const float* a, const float* b, float* c,
              float* scratchA, float* scratchB);
 // Median wall time (ns) of `repeats` runs on scratch buffers filled with ones, gathers included.

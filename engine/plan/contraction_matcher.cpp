@@ -1,9 +1,12 @@
 // Matching sums of products that are batched GEMMs over factors read in place.
 #include "engine/plan/contraction_matcher.h"
 
+#include "engine/devices/openblas_gemm.h"
+
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/devices/openblas_gemm.h"
 #include "engine/plan/strided_view.h"
 #include "engine/plan/view_indices.h"
 
@@ -207,6 +210,7 @@ GemmGathers contractionGathers(const Graph& g, ClassId c, const GemmSpec& spec, 
     r[f] = gatherOf(g, *con, f, trans[f]);
     if (!r[f]) throw Error(ErrorCode::Internal, "the GEMM of %" + std::to_string(c.v) + " gathers an operand it cannot index");
   }
+  if (r[1] && multipliesDirectly(spec, true)) r[1]->prepareProduct(spec.k);
   return r;
 }
 

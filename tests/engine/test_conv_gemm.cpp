@@ -11,6 +11,7 @@
 #include "engine/check/onnx_check.h"
 #include "engine/core/tolerance.h"
 #include "engine/devices/device_info.h"
+#include "engine/devices/gemm_gather.h"
 #include "engine/devices/openblas_gemm.h"
 #include "engine/eval/host_executor.h"
 #include "engine/io/program_source.h"
@@ -134,6 +135,54 @@ class TestConvGemm : public QObject {
     QVERIFY(!reshapeStrides({4, 3}, {1, 4}, {12}));
     QCOMPARE(*reshapeStrides({4, 3}, {1, 4}, {2, 2, 3}), (std::vector<int64_t>{2, 1, 4}));
     QCOMPARE(*reshapeStrides({1, 5}, {99, 1}, {5, 1}), (std::vector<int64_t>{1, 1}));
+  }
+
+  // A stride-2 window row is one run with a step, not one run per element; fills and step-1 rows
+  // stay what they were, and the copy gives every index's element.
+  void stridedGatherRuns() {
+    // Two rows of an image of width 20 read at stride 2 (a padded first element), then a unit row.
+    const std::vector<int64_t> idx{-1, 1, 3, 5, 7, 21, 23, 25, 27, 40, 41, 42, 43, 9, 4};
+    const GemmGather g = GemmGather::fromIndices(idx, static_cast<int64_t>(idx.size()), 64, -7.0f);
+    // fill | 1..7 step 2 and 21..27 step 2 (one run of two rows: same length and step) | 40..43 |
+    // 9 and 4 (two single elements 5 apart backwards: one run of two rows too)
+    QCOMPARE(g.runs.size(), std::size_t{4});
+    QCOMPARE(g.runs[1].step, int64_t{2});
+    QCOMPARE(g.runs[1].len, int64_t{4});
+    QCOMPARE(g.runs[1].reps, int64_t{2});
+    QCOMPARE(g.runs[2].step, int64_t{1});
+    QCOMPARE(g.runs[3].reps, int64_t{2});
+    std::vector<float> src(64), dst(idx.size());
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = float(i);
+    g.apply(0, src.data(), dst.data());
+    for (std::size_t i = 0; i < idx.size(); ++i) QCOMPARE(dst[i], idx[i] < 0 ? -7.0f : float(idx[i]));
+  }
+
+  // Multiplying straight from the source gives what packing then multiplying gives: runs that
+  // cross a row of the packed matrix, strided runs, fills (a non-zero fill too) and A either way,
+  // walking the runs or the prepared pieces.
+  void directGatherProduct() {
+    const int64_t m = 3, k = 4, n = 5;
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < k * n; ++i) idx.push_back(i % 7 == 3 ? -1 : (i < 12 ? 2 * i : 40 + i));
+    const GemmGather g = GemmGather::fromIndices(idx, k * n, 64, 0.5f);
+    std::vector<float> src(64), packed(k * n), a(m * k);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = float(i % 11) - 3.0f;
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * float(i) - 1.0f;
+    g.apply(0, src.data(), packed.data());
+    GemmGather prepared = g;
+    prepared.prepareProduct(k);
+    QVERIFY(!prepared.pieces.empty());
+    for (int way = 0; way < 4; ++way) {
+      const bool transA = way & 1;
+      std::vector<float> c(m * n, 99.0f);
+      (way < 2 ? g : prepared).multiplyInto(0, src.data(), a.data(), m, k, transA, c.data());
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          float want = 0;
+          for (int64_t kk = 0; kk < k; ++kk) want += (transA ? a[kk * m + r] : a[r * k + kk]) * packed[kk * n + j];
+          QVERIFY2(std::abs(c[r * n + j] - want) < 1e-4f, qPrintable(QString("c[%1][%2] %3 want %4").arg(r).arg(j).arg(c[r * n + j]).arg(want)));
+        }
+    }
   }
 
   void kernelScriptConvsAreGemms_data() {
