@@ -9,12 +9,14 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTextBlock>
 #include <QVBoxLayout>
 
 #include "engine/session/source_links.h"
+#include "views/onnx_node_tree.h"
 #include "views/rule_highlighter.h"
 #include "views/table_fit.h"
 
@@ -58,14 +60,19 @@ ProgramView::ProgramView(SessionContext* context, QWidget* parent) : QWidget(par
     context_->select(s, this);
   });
 
-  auto* top = new QWidget(this);
-  auto* topLayout = new QVBoxLayout(top);
-  topLayout->setContentsMargins(0, 0, 0, 0);
-  topLayout->addWidget(editor_);
-  topLayout->addWidget(error_);
-  topLayout->addWidget(recompile_);
+  auto* text = new QWidget(this);
+  auto* textLayout = new QVBoxLayout(text);
+  textLayout->setContentsMargins(0, 0, 0, 0);
+  textLayout->addWidget(editor_);
+  textLayout->addWidget(error_);
+  textLayout->addWidget(recompile_);
+  nodes_ = new OnnxNodeTree(this);
+  connect(nodes_, &OnnxNodeTree::nodeChosen, this, &ProgramView::onnxNodeChosen);
+  source_ = new QStackedWidget(this);
+  source_->addWidget(text);
+  source_->addWidget(nodes_);
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(top);
+  split->addWidget(source_);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
@@ -94,6 +101,9 @@ void ProgramView::sessionLoaded(const SessionSnapshot& s) {
   if (s.program) name_ = QString::fromStdString(s.program->name);
   markError(0, 0, QString());
   io_->removeRows(0, io_->rowCount());
+  nodes_->setProgram(s.program.get());
+  // A model has no text to edit: its nodes take the text's place (a compile error still shows the text).
+  source_->setCurrentIndex(s.source.isEmpty() && nodes_->nodeCount() > 0 ? 1 : 0);
   if (!s.program) return;
   const Program& p = *s.program;
   auto typeOf = [&](ClassId c) {
@@ -118,6 +128,8 @@ void ProgramView::sessionClosed() {
   markLinkedLines({}, false);
   editor_->clear();
   io_->removeRows(0, io_->rowCount());
+  nodes_->setProgram(nullptr);
+  source_->setCurrentIndex(0);
   markError(0, 0, QString());
 }
 
@@ -131,6 +143,9 @@ void ProgramView::selectionChanged(const Selection& s) {
     std::sort(lines.begin(), lines.end());
   }
   markLinkedLines(lines, true);
+  std::optional<ClassId> cls;
+  if (s.eclass && program_ && *s.eclass < program_->graph.classCount()) cls = program_->graph.find(ClassId(*s.eclass));
+  nodes_->showClass(cls);
   table_->clearSelection();
   if (!s.eclass) return;
   for (int r = 0; r < io_->rowCount(); ++r) {
@@ -155,6 +170,19 @@ void ProgramView::cursorLineChanged() {
   if (session_)
     if (const auto k = kernelComputing(*session_, result)) s.kernel = static_cast<uint32_t>(*k);
   markLinkedLines({line}, false);
+  context_->select(s, this);
+}
+
+bool ProgramView::showsOnnxNodes() const { return source_->currentIndex() == 1; }
+
+// A node selects the class it stands for and the plan kernel computing it, as a source line does.
+void ProgramView::onnxNodeChosen(int node) {
+  if (!program_ || !context_) return;
+  const ClassId result = nodes_->resultClass(node);
+  Selection s = context_->selection();
+  s.eclass = result.v;
+  if (session_)
+    if (const auto k = kernelComputing(*session_, result)) s.kernel = static_cast<uint32_t>(*k);
   context_->select(s, this);
 }
 
@@ -190,6 +218,7 @@ void ProgramView::compileFailed(const CompileFailure& f) {
   session_.reset();
   markLinkedLines({}, false);
   if (!f.source.isEmpty() && f.source != editor_->toPlainText()) editor_->setPlainText(f.source);
+  source_->setCurrentIndex(0);
   markError(f.line, f.column, f.message);
 }
 

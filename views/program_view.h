@@ -1,5 +1,6 @@
 // The Program view: the .ks text with highlighting and inline error markers, Recompile, and a
-// table of the program's inputs, parameters and outputs.
+// table of the program's inputs, parameters and outputs. An imported ONNX model shows its node
+// tree in place of the text.
 #pragma once
 #include <QTextEdit>
 #include <QWidget>
@@ -12,9 +13,11 @@ class QTableView;
 class QStandardItemModel;
 class QLabel;
 class QPushButton;
+class QStackedWidget;
 
 namespace ks {
 
+class OnnxNodeTree;
 class RuleHighlighter;
 
 class ProgramView : public QWidget, public SessionView {
@@ -28,6 +31,8 @@ class ProgramView : public QWidget, public SessionView {
   void compileFailed(const CompileFailure& f) override;
 
   QPlainTextEdit* editor() const { return editor_; }
+  OnnxNodeTree* onnxNodes() const { return nodes_; }
+  bool showsOnnxNodes() const;
   QStandardItemModel* ioModel() const { return io_; }
   QString errorText() const;
   int errorLine() const { return errorLine_; }  // 0 when the program compiled
@@ -41,11 +46,14 @@ class ProgramView : public QWidget, public SessionView {
   void cursorLineChanged();
   void markLinkedLines(const std::vector<int>& lines, bool scroll);
   void applyMarks();
+  void onnxNodeChosen(int node);
   SessionContext* context_;
   QPlainTextEdit* editor_;
   RuleHighlighter* highlighter_;
   QLabel* error_;
   QPushButton* recompile_;
+  QStackedWidget* source_;  // the text, or an ONNX model's node tree
+  OnnxNodeTree* nodes_;
   QTableView* table_;
   QStandardItemModel* io_;
   QString name_ = "edited";

@@ -1,7 +1,8 @@
 // `print`: loads a program and prints its e-graph dump (a quick look without compiling), or the
 // program as .ks text (--ks: the source, or the graph form for ONNX; --ks-graph: always the graph
 // form), which parses back to the same e-graph; --weights DIR writes parameter data as .npy files
-// beside it instead of inline lists; or the ONNX nodes it was imported from (--onnx-nodes).
+// beside it instead of inline lists; or the ONNX nodes it was imported from (--onnx-nodes, also
+// from a session of a model, which keeps them).
 #include <cstdio>
 #include <filesystem>
 
@@ -11,6 +12,7 @@
 #include "engine/core/file_io.h"
 #include "engine/io/ks_printer.h"
 #include "engine/io/program_source.h"
+#include "engine/session/session.h"
 
 namespace ks::cli {
 
@@ -26,7 +28,7 @@ int cmdPrint(int argc, char** argv) {
   args.app().add_option("--weights", weightsDir,
                         "with --ks: write parameter data as DIR/NAME.npy, read back by data(...) (implies the graph form)");
   args.app().add_option("--out", outPath, "write the .ks text to this file (data paths are then relative to it)");
-  args.positionals("FILE", "a .ks program or an .onnx model");
+  args.positionals("FILE", "a .ks program or an .onnx model (with --onnx-nodes also a .kss.json session of a model)");
   if (!args.parse(argc, argv)) return 0;
   if (args.positional().size() != 1) throw UsageError{"expects one FILE"};
   if (json && !onnxNodes) throw UsageError{"--json goes with --onnx-nodes"};
@@ -34,11 +36,16 @@ int cmdPrint(int argc, char** argv) {
     throw UsageError{"--weights and --out go with --ks or --ks-graph"};
   const std::string& file = args.positional()[0];
   if (onnxNodes) {
-    // A .ks program has no ONNX nodes: an error says so rather than an empty table.
-    if (std::filesystem::path(file).extension() != ".onnx")
-      throw Error(ErrorCode::Unsupported, "not an ONNX model (.onnx): it has no ONNX nodes", {file});
-    const OnnxImportResult m = importOnnxModel(file);
-    std::printf("%s", (json ? onnxNodeTableJson(m) : onnxNodeTableText(m)).c_str());
+    // A model's table comes from the model or from a session compiled from one (it keeps it); a
+    // .ks program has none: an error says so rather than an empty table.
+    const bool session = file.ends_with(".kss.json");
+    if (std::filesystem::path(file).extension() != ".onnx" && !session)
+      throw Error(ErrorCode::Unsupported, "not an ONNX model (.onnx) or a session of one: it has no ONNX nodes", {file});
+    const Program p = session ? Session::load(file).program() : loadProgram(file);
+    if (p.onnxNodes.empty())
+      throw Error(ErrorCode::Unsupported, "the session's program was not imported from an ONNX model (or was saved before "
+                                          "sessions kept the node table): it has no ONNX nodes", {file});
+    std::printf("%s", (json ? onnxNodeTableJson(p) : onnxNodeTableText(p)).c_str());
     return 0;
   }
   Program p = loadProgram(file);

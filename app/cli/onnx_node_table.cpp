@@ -29,11 +29,11 @@ std::string classesText(const std::vector<ClassId>& cs) {
 
 }  // namespace
 
-std::string onnxNodeTableText(const OnnxImportResult& m) {
-  const auto classes = onnxNodeClasses(m.nodes, m.program.places, m.program.graph);
+std::string onnxNodeTableText(const Program& p) {
+  const auto classes = onnxNodeClasses(p.onnxNodes, p.places, p.graph);
   std::vector<std::vector<std::string>> rows{{"name", "op type", "inputs", "outputs", "shape", "classes"}};
-  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-    const OnnxNodeInfo& n = m.nodes[i];
+  for (std::size_t i = 0; i < p.onnxNodes.size(); ++i) {
+    const OnnxNodeInfo& n = p.onnxNodes[i];
     rows.push_back({n.name, n.opType, joined(n.inputs, ","), joined(n.outputs, ","), typesText(n), classesText(classes[i])});
   }
   // Aligned columns; the last one (classes) is left ragged since it is the longest and last.
@@ -49,11 +49,11 @@ std::string onnxNodeTableText(const OnnxImportResult& m) {
   return out;
 }
 
-std::string onnxNodeTableJson(const OnnxImportResult& m) {
-  const auto classes = onnxNodeClasses(m.nodes, m.program.places, m.program.graph);
+std::string onnxNodeTableJson(const Program& p) {
+  const auto classes = onnxNodeClasses(p.onnxNodes, p.places, p.graph);
   nlohmann::json j = nlohmann::json::array();
-  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-    const OnnxNodeInfo& n = m.nodes[i];
+  for (std::size_t i = 0; i < p.onnxNodes.size(); ++i) {
+    const OnnxNodeInfo& n = p.onnxNodes[i];
     nlohmann::json shapes = nlohmann::json::array();
     for (std::size_t k = 0; k < n.outputs.size(); ++k)
       shapes.push_back(n.outputs[k].empty() ? nlohmann::json(nullptr)

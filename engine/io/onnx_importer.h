@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "engine/core/host_tensor.h"
-#include "engine/program/onnx_node_info.h"
 #include "engine/program/program.h"
 
 namespace ks {
@@ -29,8 +28,6 @@ struct OnnxImportResult {
   Program program;
   std::vector<std::string> constantInputs;  // graph inputs bound as constants from inputData
   int64_t opset = 0;
-  // The model's nodes in model order; the classes each made are in program.places (by node name).
-  std::vector<OnnxNodeInfo> nodes;
 };
 
 // Throws ks::Error: Io/Parse for unreadable or malformed files (never crashes), Unsupported for

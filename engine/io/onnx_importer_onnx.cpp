@@ -44,7 +44,8 @@ class Importer {
       if (it == values_.end()) throw Error(ErrorCode::Parse, "graph output '" + o.name() + "' is not produced by any node", {file_});
       b_.output(o.name(), materialize(it->second));
     }
-    OnnxImportResult r{b_.finish(), constantInputs_, opset_, std::move(nodes_)};
+    OnnxImportResult r{b_.finish(), constantInputs_, opset_};
+    r.program.onnxNodes = std::move(nodes_);  // the classes each node made are in program.places
     return r;
   }
 
@@ -180,7 +181,7 @@ class Importer {
     recordNode(n, out);
   }
 
-  // The node's row of OnnxImportResult::nodes; its classes come from provenance (noted under `at`).
+  // The node's row of Program::onnxNodes; its classes come from provenance (noted under `at`).
   void recordNode(const OnnxNode& n, const std::vector<OnnxValue>& out) {
     OnnxNodeInfo info{n.name, n.opType, n.inputs, n.outputs, {}, {}};
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {

@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/core/host_tensor.h"
 #include "engine/graph/graph.h"
+#include "engine/program/onnx_node_info.h"
 #include "engine/program/provenance.h"
 
 namespace ks {
@@ -57,6 +58,9 @@ struct Program {
   std::vector<ProgramOutput> outputs;
   std::vector<ProgramUpdate> updates;
   Provenance places;  // where each class came from in `source` (or the ONNX model); may be empty
+  // The ONNX nodes an imported model was made of, in model order (empty for .ks and built
+  // programs): the model as its author wrote it, for the views and `print --onnx-nodes`.
+  std::vector<OnnxNodeInfo> onnxNodes;
 
   bool trains() const { return !updates.empty(); }
 

@@ -42,7 +42,10 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // 9: the plan choice ("plan_choice": every candidate plan measured, its devices, OpenBLAS threads,
 // local-search variant and excluded nodes, predicted and measured time, step labels, and which was
 // kept and why). Earlier files load without candidates, as a plan nobody compared.
-constexpr int kVersion = 9;
+// 10: an imported ONNX model's node table ("onnx_nodes": name, op type, operands, results and
+// their types), so a reopened model shows its nodes, not only the node names of its places.
+// Earlier files load without it.
+constexpr int kVersion = 10;
 using json = nlohmann::json;
 
 template <class T>
@@ -338,6 +341,32 @@ HostTensor tensorFrom(const json& j) {
   return t;
 }
 json finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+// One ONNX node's row; an unused optional result has a null type.
+json onnxNodeJson(const OnnxNodeInfo& n) {
+  json types = json::array();
+  for (std::size_t k = 0; k < n.outputs.size(); ++k)
+    types.push_back(n.outputs[k].empty() ? json(nullptr) : json{{"dtype", dtypeName(n.outputDTypes[k])}, {"shape", n.outputShapes[k]}});
+  return {{"name", n.name}, {"op_type", n.opType}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"types", std::move(types)}};
+}
+OnnxNodeInfo onnxNodeFromJson(const json& j) {
+  OnnxNodeInfo n{jsonGet<std::string>(j, "name"), jsonGet<std::string>(j, "op_type"), jsonGet<std::vector<std::string>>(j, "inputs"),
+                 jsonGet<std::vector<std::string>>(j, "outputs"), {}, {}};
+  JsonPath at("types");
+  const json& types = j.at("types");
+  if (!types.is_array() || types.size() != n.outputs.size())
+    throw Error(ErrorCode::Parse, "expected one type per output (" + std::to_string(n.outputs.size()) + ")");
+  for (const json& t : types) {
+    if (t.is_null()) {
+      n.outputShapes.emplace_back(), n.outputDTypes.push_back(DType::F32);
+      continue;
+    }
+    const auto dt = parseDType(jsonGet<std::string>(t, "dtype"));
+    if (!dt) throw Error(ErrorCode::Parse, "expected a dtype name, found '" + jsonGet<std::string>(t, "dtype") + "'");
+    n.outputDTypes.push_back(*dt);
+    n.outputShapes.push_back(jsonGet<Shape>(t, "shape"));
+  }
+  return n;
+}
 double number(const json& j, const char* key) {
   JsonPath at(key);
   const json& v = j.at(key);
@@ -367,6 +396,7 @@ std::string Session::toJson() const {
     }
   p["updates"] = json::array();
   for (auto& u : program_.updates) p["updates"].push_back({{"param", u.param}, {"class", u.value.v}});
+  for (const OnnxNodeInfo& n : program_.onnxNodes) p["onnx_nodes"].push_back(onnxNodeJson(n));
   j["program"] = p;
   j["graph"] = json::parse(program_.graph.toJson());
   j["options"] = {{"devices", options_.devices}, {"tune", static_cast<int>(options_.tune)}, {"seed", options_.seed},
@@ -483,6 +513,7 @@ void readProgram(const json& j, Program& prog) {
   });
   jsonEach(p, "outputs", [&](const json& o) { prog.outputs.push_back({jsonGet<std::string>(o, "name"), ClassId(jsonGet<uint32_t>(o, "class"))}); });
   jsonEach(p, "updates", [&](const json& u) { prog.updates.push_back({jsonGet<uint32_t>(u, "param"), ClassId(jsonGet<uint32_t>(u, "class")), {}}); });
+  jsonEach(p, "onnx_nodes", [&](const json& n) { prog.onnxNodes.push_back(onnxNodeFromJson(n)); });
 }
 
 // After the graph: every place names one of its classes.

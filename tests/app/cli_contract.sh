@@ -365,6 +365,13 @@ print("ok: print --onnx-nodes --json, %d nodes" % len(d))
 PY
   expect 1 "print --onnx-nodes of a .ks program" -- "$cli" print "$src/samples/softmax.ks" --onnx-nodes
   grep -q "no ONNX nodes" "$tmp/err" || { echo "FAIL: print --onnx-nodes of .ks does not say why"; cat "$tmp/err"; fail=1; }
+  # A session compiled from the model keeps its table; a session of a .ks program has none.
+  expect 0 "run cnn.onnx --session" -- "$cli" run "$cnn" --devices host --tune none --cache none --session "$tmp/cnn.kss.json"
+  expect 0 "print --onnx-nodes of a session" -- "$cli" print "$tmp/cnn.kss.json" --onnx-nodes
+  [ "$(grep -c . "$tmp/out")" = 14 ] && grep -q '^/c1/Conv ' "$tmp/out" || { echo "FAIL: print --onnx-nodes of a session: not the 13 nodes"; cat "$tmp/out"; fail=1; }
+  expect 0 "run softmax --session" -- "$cli" run "$src/samples/softmax.ks" --devices host --tune none --cache none --session "$tmp/sm.kss.json"
+  expect 1 "print --onnx-nodes of a .ks session" -- "$cli" print "$tmp/sm.kss.json" --onnx-nodes
+  grep -q "no ONNX nodes" "$tmp/err" || { echo "FAIL: print --onnx-nodes of a .ks session does not say why"; cat "$tmp/err"; fail=1; }
 fi
 expect 2 "print --json without --onnx-nodes" -- "$cli" print "$src/samples/softmax.ks" --json
 # export --format json: the picture (nodes, edges, clusters, groups by id) and what a view shows.
@@ -423,7 +430,7 @@ printf 'input x: f32[4]\nparam w: f32[4] = ones\nloss = sum(x * w)\nw <- w - 0.1
 expect 0 "run --session of a training program" -- "$cli" run "$tmp/train.ks" --tune none --cache none --session "$tmp/train.kss.json"
 expect 0 "export a training session" -- "$cli" export "$tmp/train.kss.json" --view plan --format json --out "$tmp/plan.json"
 ! grep -q "plan's key" "$tmp/err" || { echo "FAIL: a training session reports a plan key mismatch"; cat "$tmp/err"; fail=1; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 9, d["version"]
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 10, d["version"]
 u = d["program"]["updates"]; assert len(u) == 1 and set(u[0]) == {"param", "class"}, u
 r = d["runs"][0]["updates"]; assert len(r) == 1 and r[0]["name"] == "w" and len(r[0]["value"]["values"]) == 4, r' "$tmp/train.kss.json" ||
   { echo "FAIL: a training session lacks its updates"; fail=1; }

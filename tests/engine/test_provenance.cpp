@@ -105,7 +105,7 @@ class TestProvenance : public QObject {
     QCOMPARE(sourceLines(s, classesOfKernel(s, *k)).back(), 5);
     // Saved and loaded: the same places, in a version 6 file.
     const json j = json::parse(s.toJson());
-    QCOMPARE(j.at("version").get<int>(), 9);
+    QCOMPARE(j.at("version").get<int>(), 10);
     QVERIFY(j["program"]["places"].size() >= 5);
     const Session back = Session::fromJson(s.toJson());
     const ClassId h = s.program().places.classesAtLine(s.graph(), 4).back();
@@ -129,7 +129,7 @@ class TestProvenance : public QObject {
     QVERIFY(s.hasStage(Stage::Planned));
     for (std::size_t i = 0; i < s.trace().plan.steps.size(); ++i) QVERIFY(sourceLines(s, classesOfStep(s, i)).empty());
     const json saved = json::parse(s.toJson());
-    QCOMPARE(saved.at("version").get<int>(), 9);
+    QCOMPARE(saved.at("version").get<int>(), 10);
     QVERIFY(!saved["program"].contains("places"));
   }
 };

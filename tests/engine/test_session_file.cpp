@@ -63,7 +63,7 @@ class TestSessionFile : public QObject {
     const FusionTrace& t = s.trace().shownRun()->trace;
     QVERIFY(t.steps.size() >= 5);
     const Session back = Session::fromJson(s.toJson());
-    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 9);
+    QCOMPARE(json::parse(s.toJson())["version"].get<int>(), 10);
     const FusionTrace& u = back.trace().shownRun()->trace;
     QCOMPARE(u.steps.size(), t.steps.size());
     for (std::size_t i = 0; i < t.steps.size(); ++i) {
@@ -91,7 +91,7 @@ class TestSessionFile : public QObject {
       for (const PlanBuffer& b : s.trace().plan.buffers) QCOMPARE(b.alias, -1);
       for (const DeviceInfo& d : s.devices()) QCOMPARE(d.hostVisible, d.kind != DeviceKind::OpenCL);
       const json saved = json::parse(s.toJson());
-      QCOMPARE(saved.at("version").get<int>(), 9);
+      QCOMPARE(saved.at("version").get<int>(), 10);
       QVERIFY(saved["trace"]["plan"]["steps"][0].contains("zero_copy"));
       QVERIFY(saved["trace"]["plan"]["buffers"][0].contains("alias"));
       QVERIFY(saved["devices"][0].contains("host_visible"));
@@ -113,7 +113,7 @@ class TestSessionFile : public QObject {
       QCOMPARE(s.runs().size(), std::size_t(1));
       QVERIFY(s.runs()[0].updates.empty());
       const json saved = json::parse(s.toJson());
-      QCOMPARE(saved.at("version").get<int>(), 9);
+      QCOMPARE(saved.at("version").get<int>(), 10);
       QVERIFY(saved["program"]["updates"].is_array() && saved["program"]["updates"].empty());
     }
   }
@@ -127,7 +127,7 @@ class TestSessionFile : public QObject {
         {"step input buffer 99999", "/trace/plan/steps/2/inputs/0", "expected a buffer of the plan"},
         {"no plan buffers", "/trace/plan/steps/", "(there are none), found 0"},
         {"step node is a string", "/trace/plan/steps/0/node", "expected an integer in 0..4294967295, found \"seven\""},
-        {"version 1e30", "version 1e+30 is not supported", "expected 1 to 9"},
+        {"version 1e30", "version 1e+30 is not supported", "expected 1 to 10"},
         {"negative class shape", "/graph/classes/0/shape/0", "expected a dimension >= 0, found -3"},
         {"stage 99", "/stage", "expected a stage 0..5, found 99"},
         {"entry device 7", "/trace/entries/0/device", "expected a device"},
