@@ -134,7 +134,8 @@ void OnnxNodeTree::setProgram(const Program* program) {
       ++held[scope];
   for (auto& [scope, item] : scopes_) {
     QStandardItem* parent = item->parent() ? item->parent() : model_->invisibleRootItem();
-    parent->child(item->row(), Type)->setText(tr("%n node(s)", nullptr, held[scope]));
+    const int count = held[scope];
+    parent->child(item->row(), Type)->setText(count == 1 ? tr("1 node") : tr("%1 nodes").arg(count));
   }
   summary_->setText(tr("%1 ONNX nodes in %2 scopes").arg(p.onnxNodes.size()).arg(scopes_.size()));
   view_->expandToDepth(0);

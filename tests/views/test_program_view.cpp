@@ -135,7 +135,7 @@ class TestProgramView : public QObject {
     QCOMPARE(m->rowCount(c1), 1);
     QCOMPARE(m->index(0, OnnxNodeTree::Name, c1).data().toString(), QString("Conv"));
     QCOMPARE(m->index(0, OnnxNodeTree::Type, c1).data().toString(), QString("f32[16, 6, 28, 28]"));
-    QCOMPARE(m->index(int(top.indexOf("c1")), OnnxNodeTree::Type).data().toString(), QString("1 node(s)"));
+    QCOMPARE(m->index(int(top.indexOf("c1")), OnnxNodeTree::Type).data().toString(), QString("1 node"));
 
     // Choosing the last node (LogSoftmax) selects the program's output class and its kernel.
     const int last = int(p.onnxNodes.size()) - 1;
