@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace ks {
 
@@ -101,20 +102,48 @@ inline void axpy(float w, const float* __restrict s, int64_t step, int64_t len, 
     for (int64_t t = 0; t < len; ++t) out[t] += w * s[t * step];
 }
 
+// out[t] += w0 * s0[t * step] + w1 * s1[t * step] + w2 * s2[t * step]: three taps of a window
+// that write the same stretch of the output load and store it once, not three times.
+template <int kStep>
+inline void axpy3(const float* w, const float* __restrict s0, const float* __restrict s1, const float* __restrict s2,
+                  int64_t step, int64_t len, float* __restrict out) {
+  const int64_t st = kStep > 0 ? kStep : step;
+  for (int64_t t = 0; t < len; ++t) out[t] += w[0] * s0[t * st] + w[1] * s1[t * st] + w[2] * s2[t * st];
+}
+
 // The prepared product's loop, built for AVX2 with FMA where the CPU has them (the binary
 // targets plain x86-64): 8 lanes and a fused multiply-add instead of 4 lanes and two ops.
+// Pieces that write the same stretch with the same step (a window's taps one below the other)
+// are added three at a time.
 __attribute__((target_clones("arch=haswell", "default"))) void addPieces(
     const GemmGather::ProductPiece* begin, const GemmGather::ProductPiece* end, const float* src, const float* a,
     int64_t m, int64_t k, int64_t n, bool transA, float fill, float* c) {
-  for (const GemmGather::ProductPiece* p = begin; p != end; ++p)
+  auto same = [](const GemmGather::ProductPiece& x, const GemmGather::ProductPiece& y) {
+    return x.col == y.col && x.len == y.len && x.step == y.step && x.src >= 0 && y.src >= 0;
+  };
+  for (const GemmGather::ProductPiece* p = begin; p != end;) {
+    const GemmGather::ProductPiece* q = p + 1;
+    while (q != end && q - p < 3 && same(*p, *q)) ++q;
     for (int64_t row = 0; row < m; ++row) {
-      const float w = transA ? a[p->row * m + row] : a[row * k + p->row];
+      auto weight = [&](const GemmGather::ProductPiece& x) { return transA ? a[x.row * m + row] : a[row * k + x.row]; };
       float* out = c + row * n + p->col;
-      if (p->src >= 0)
-        axpy(w, src + p->src, p->step, p->len, out);
-      else
-        for (int64_t t = 0; t < p->len; ++t) out[t] += w * fill;
+      if (q - p == 3) {
+        const float w[3] = {weight(p[0]), weight(p[1]), weight(p[2])};
+        const float *s0 = src + p[0].src, *s1 = src + p[1].src, *s2 = src + p[2].src;
+        if (p->step == 1) axpy3<1>(w, s0, s1, s2, 1, p->len, out);
+        else if (p->step == 2) axpy3<2>(w, s0, s1, s2, 2, p->len, out);
+        else axpy3<0>(w, s0, s1, s2, p->step, p->len, out);
+        continue;
+      }
+      for (const GemmGather::ProductPiece* x = p; x != q; ++x) {
+        if (x->src >= 0)
+          axpy(weight(*x), src + x->src, x->step, x->len, out);
+        else
+          for (int64_t t = 0; t < x->len; ++t) out[t] += weight(*x) * fill;
+      }
     }
+    p = q;
+  }
 }
 }  // namespace
 
@@ -137,8 +166,11 @@ void GemmGather::prepareProduct(int64_t k) {
           d += len, done += len;
         }
     }
+    // By the stretch they write: pieces of one stretch (a window's taps one below the other) meet.
     std::stable_sort(pieces.begin() + static_cast<std::ptrdiff_t>(first), pieces.end(),
-                     [](const ProductPiece& x, const ProductPiece& y) { return x.col < y.col; });
+                     [](const ProductPiece& x, const ProductPiece& y) {
+                       return std::tie(x.col, x.len, x.step) < std::tie(y.col, y.len, y.step);
+                     });
     pieceStart.push_back(pieces.size());
   }
 }

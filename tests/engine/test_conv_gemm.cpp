@@ -185,6 +185,34 @@ class TestConvGemm : public QObject {
     }
   }
 
+  // A depthwise window's taps (3x3, padded, stride 1 and 2) as the prepared product adds them
+  // three at a time: the same values as packing then multiplying.
+  void directWindowProduct() {
+    for (int64_t stride : {1, 2}) {
+      const int64_t h = 7, w = 9, oh = (h + 2 - 3) / stride + 1, ow = (w + 2 - 3) / stride + 1, k = 9, n = oh * ow;
+      std::vector<int64_t> idx;
+      for (int64_t y = 0; y < 3; ++y)
+        for (int64_t x = 0; x < 3; ++x)
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              const int64_t iy = oy * stride - 1 + y, ix = ox * stride - 1 + x;
+              idx.push_back(iy >= 0 && iy < h && ix >= 0 && ix < w ? iy * w + ix : -1);
+            }
+      GemmGather g = GemmGather::fromIndices(idx, k * n, h * w, 0.0f);
+      std::vector<float> src(h * w), packed(k * n), a(k), c(n);
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = float(i % 13) * 0.5f - 2.0f;
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = float(i) * 0.1f - 0.3f;
+      g.apply(0, src.data(), packed.data());
+      g.prepareProduct(k);
+      g.multiplyInto(0, src.data(), a.data(), 1, k, false, c.data());
+      for (int64_t j = 0; j < n; ++j) {
+        float want = 0;
+        for (int64_t kk = 0; kk < k; ++kk) want += a[kk] * packed[kk * n + j];
+        QVERIFY2(std::abs(c[j] - want) < 1e-4f, qPrintable(QString("stride %1 c[%2] %3 want %4").arg(stride).arg(j).arg(c[j]).arg(want)));
+      }
+    }
+  }
+
   void kernelScriptConvsAreGemms_data() {
     QTest::addColumn<int>("i");
     for (int i = 0; i < static_cast<int>(std::size(kCases)); ++i) QTest::newRow(kCases[i].name) << i;
