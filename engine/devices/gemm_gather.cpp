@@ -113,47 +113,63 @@ inline void axpy3(const float* w, const float* __restrict s0, const float* __res
 
 // The prepared product's loop, built for AVX2 with FMA where the CPU has them (the binary
 // targets plain x86-64): 8 lanes and a fused multiply-add instead of 4 lanes and two ops.
-// Pieces that write the same stretch with the same step (a window's taps one below the other)
-// are added three at a time.
-__attribute__((target_clones("arch=haswell", "default"))) void addPieces(
-    const GemmGather::ProductPiece* begin, const GemmGather::ProductPiece* end, const float* src, const float* a,
+__attribute__((target_clones("arch=haswell", "default"))) void addBundles(
+    const GemmGather::ProductBundle* begin, const GemmGather::ProductBundle* end, const float* src, const float* a,
     int64_t m, int64_t k, int64_t n, bool transA, float fill, float* c) {
-  auto same = [](const GemmGather::ProductPiece& x, const GemmGather::ProductPiece& y) {
-    return x.col == y.col && x.len == y.len && x.step == y.step && x.src >= 0 && y.src >= 0;
-  };
-  for (const GemmGather::ProductPiece* p = begin; p != end;) {
-    const GemmGather::ProductPiece* q = p + 1;
-    while (q != end && q - p < 3 && same(*p, *q)) ++q;
+  for (const GemmGather::ProductBundle* bu = begin; bu != end; ++bu) {
+    const GemmGather::ProductPiece* p = bu->piece;
     for (int64_t row = 0; row < m; ++row) {
       auto weight = [&](const GemmGather::ProductPiece& x) { return transA ? a[x.row * m + row] : a[row * k + x.row]; };
+      const float w[3] = {weight(p[0]), bu->count > 1 ? weight(p[1]) : 0.0f, bu->count > 2 ? weight(p[2]) : 0.0f};
       float* out = c + row * n + p->col;
-      if (q - p == 3) {
-        const float w[3] = {weight(p[0]), weight(p[1]), weight(p[2])};
-        const float *s0 = src + p[0].src, *s1 = src + p[1].src, *s2 = src + p[2].src;
-        if (p->step == 1) axpy3<1>(w, s0, s1, s2, 1, p->len, out);
-        else if (p->step == 2) axpy3<2>(w, s0, s1, s2, 2, p->len, out);
-        else axpy3<0>(w, s0, s1, s2, p->step, p->len, out);
-        continue;
-      }
-      for (const GemmGather::ProductPiece* x = p; x != q; ++x) {
-        if (x->src >= 0)
-          axpy(weight(*x), src + x->src, x->step, x->len, out);
-        else
-          for (int64_t t = 0; t < x->len; ++t) out[t] += weight(*x) * fill;
+      for (int64_t r = 0; r < bu->reps; ++r, out += bu->colStride) {
+        const int64_t shift = r * bu->srcStride;
+        if (bu->count == 3) {
+          const float *s0 = src + p[0].src + shift, *s1 = src + p[1].src + shift, *s2 = src + p[2].src + shift;
+          if (p->step == 1) axpy3<1>(w, s0, s1, s2, 1, p->len, out);
+          else if (p->step == 2) axpy3<2>(w, s0, s1, s2, 2, p->len, out);
+          else axpy3<0>(w, s0, s1, s2, p->step, p->len, out);
+          continue;
+        }
+        for (int j = 0; j < bu->count; ++j) {
+          if (p[j].src >= 0)
+            axpy(w[j], src + p[j].src + shift, p[j].step, p[j].len, out);
+          else
+            for (int64_t t = 0; t < p[j].len; ++t) out[t] += w[j] * fill;
+        }
       }
     }
-    p = q;
   }
+}
+
+// Whether `next` is bundle `b`'s next repeat: the same pieces (count, rows, lengths, steps) one
+// stride further, in the output and in the source alike for every piece.
+bool extendsBundle(GemmGather::ProductBundle& b, const GemmGather::ProductBundle& next) {
+  if (b.count != next.count) return false;
+  const GemmGather::ProductPiece &f = b.piece[0], &x = next.piece[0];
+  const int64_t colStride = b.reps == 1 ? x.col - f.col : b.colStride;
+  const int64_t srcStride = b.reps == 1 ? x.src - f.src : b.srcStride;
+  if (colStride <= 0 || x.col != f.col + b.reps * colStride) return false;
+  for (int j = 0; j < b.count; ++j) {
+    const GemmGather::ProductPiece &p = b.piece[j], &q = next.piece[j];
+    if (p.src < 0 || q.src < 0 || p.len != q.len || p.step != q.step || p.row != q.row || q.col != x.col ||
+        q.src != p.src + b.reps * srcStride)
+      return false;
+  }
+  b.colStride = colStride, b.srcStride = srcStride;
+  ++b.reps;
+  return true;
 }
 }  // namespace
 
 void GemmGather::prepareProduct(int64_t k) {
-  pieces.clear();
-  pieceStart.assign(1, 0);
-  pieceRows = k;
+  bundles.clear();
+  bundleStart.assign(1, 0);
+  productRows = k;
   const int64_t n = batchElements / k;
+  std::vector<ProductPiece> pieces;
   for (std::size_t b = 0; b + 1 < batchStart.size(); ++b) {
-    const std::size_t first = pieces.size();
+    pieces.clear();
     int64_t d = 0;
     for (std::size_t r = batchStart[b]; r < batchStart[b + 1]; ++r) {
       const GatherRun& run = runs[r];
@@ -167,11 +183,25 @@ void GemmGather::prepareProduct(int64_t k) {
         }
     }
     // By the stretch they write: pieces of one stretch (a window's taps one below the other) meet.
-    std::stable_sort(pieces.begin() + static_cast<std::ptrdiff_t>(first), pieces.end(),
-                     [](const ProductPiece& x, const ProductPiece& y) {
-                       return std::tie(x.col, x.len, x.step) < std::tie(y.col, y.len, y.step);
-                     });
-    pieceStart.push_back(pieces.size());
+    std::stable_sort(pieces.begin(), pieces.end(), [](const ProductPiece& x, const ProductPiece& y) {
+      return std::tie(x.col, x.len, x.step) < std::tie(y.col, y.len, y.step);
+    });
+    // Bundles of up to three pieces of one stretch; each folds into one of the last few open
+    // bundles it repeats (the stretches of one output row interleave those of the next).
+    const std::size_t first = bundles.size();
+    constexpr std::size_t kOpen = 8;
+    for (std::size_t i = 0; i < pieces.size();) {
+      ProductBundle nb;
+      nb.piece[0] = pieces[i++];
+      while (nb.count < 3 && i < pieces.size() && nb.piece[0].src >= 0 && pieces[i].src >= 0 &&
+             std::tie(pieces[i].col, pieces[i].len, pieces[i].step) == std::tie(nb.piece[0].col, nb.piece[0].len, nb.piece[0].step))
+        nb.piece[nb.count++] = pieces[i++];
+      bool folded = false;
+      for (std::size_t o = bundles.size(); o > first && o + kOpen > bundles.size() && !folded; --o)
+        folded = extendsBundle(bundles[o - 1], nb);
+      if (!folded) bundles.push_back(nb);
+    }
+    bundleStart.push_back(bundles.size());
   }
 }
 
@@ -179,8 +209,8 @@ void GemmGather::multiplyInto(std::size_t b, const float* src, const float* a, i
                               float* c) const {
   const int64_t n = batchElements / k;
   std::fill_n(c, m * n, 0.0f);
-  if (pieceRows == k) {
-    addPieces(pieces.data() + pieceStart[b], pieces.data() + pieceStart[b + 1], src, a, m, k, n, transA, fill, c);
+  if (productRows == k) {
+    addBundles(bundles.data() + bundleStart[b], bundles.data() + bundleStart[b + 1], src, a, m, k, n, transA, fill, c);
     return;
   }
   auto weight = [&](int64_t row, int64_t kk) { return transA ? a[kk * m + row] : a[row * k + kk]; };

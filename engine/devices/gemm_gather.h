@@ -40,9 +40,10 @@ struct GemmGather {
   // for a product of few rows (a depthwise convolution: one row of 9 weights per channel) packing
   // and a GEMM call cost many times the arithmetic. Fastest after prepareProduct(k).
   void multiplyInto(std::size_t b, const float* src, const float* a, int64_t m, int64_t k, bool transA, float* c) const;
-  // Splits the runs into pieces of one packed row each, ordered by the column they write, so
-  // multiplyInto adds every row's contribution to a stretch of c while it is in cache (each tap
-  // of a window in turn over one output row, not over the whole image).
+  // Splits the runs into pieces of one packed row each and groups them for multiplyInto: up to
+  // three pieces that write the same stretch of the output (a window's taps one below the other)
+  // form a bundle, added in one pass, and bundles that repeat at a constant output and source
+  // stride (the same taps over the next output row) fold into one bundle with `reps`.
   void prepareProduct(int64_t k);
 
   // One piece of a run inside one packed row: `len` elements `step` apart from `src` (< 0: fills)
@@ -50,9 +51,14 @@ struct GemmGather {
   struct ProductPiece {
     int64_t col, len, src, step, row;
   };
-  std::vector<ProductPiece> pieces;     // empty until prepareProduct
-  std::vector<std::size_t> pieceStart;  // batch b's pieces: [pieceStart[b], pieceStart[b + 1])
-  int64_t pieceRows = 0;                // the k prepareProduct split for
+  struct ProductBundle {
+    ProductPiece piece[3];
+    int count = 1;
+    int64_t reps = 1, colStride = 0, srcStride = 0;  // repeat r writes col + r * colStride from src + r * srcStride
+  };
+  std::vector<ProductBundle> bundles;    // empty until prepareProduct
+  std::vector<std::size_t> bundleStart;  // batch b's bundles: [bundleStart[b], bundleStart[b + 1])
+  int64_t productRows = 0;               // the k prepareProduct split for
 
  private:
   void foldRepeats();

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
       {"mobilenet dw 3x3 56", 144, 56, 56, 144, 3, 3, 1, 1, 144},
       {"mobilenet dw 3x3 14", 384, 14, 14, 384, 3, 3, 1, 1, 384},
   };
-  std::printf("%-24s %-28s %9s %9s %9s %8s %7s\n", "layer", "gemm", "gather_us", "sgemm_us", "step_us", "GFLOP/s", "runs");
+  std::printf("%-24s %-28s %9s %9s %9s %8s %7s %7s\n", "layer", "gemm", "gather_us", "sgemm_us", "step_us", "GFLOP/s", "runs",
+              "bundles");
   for (const Conv& c : convs) {
     const int64_t oh = (c.h + 2 * c.pad - c.kh) / c.stride + 1, ow = (c.w + 2 * c.pad - c.kw) / c.stride + 1;
     GemmSpec s;
@@ -85,8 +86,8 @@ int main(int argc, char** argv) {
     const double step = medianNs(repeats, [&] {
       runGemm(s, nullptr, &g, weights.data(), image.data(), out.data(), scratchA.data(), scratchB.data());
     });
-    std::printf("%-24s %-28s %9.1f %9.1f %9.1f %8.1f %7zu\n", c.name, s.str().c_str(), gather / 1e3, sgemm / 1e3,
-                step / 1e3, s.flops() / step, g.runs.size());
+    std::printf("%-24s %-28s %9.1f %9.1f %9.1f %8.1f %7zu %7zu\n", c.name, s.str().c_str(), gather / 1e3, sgemm / 1e3,
+                step / 1e3, s.flops() / step, g.runs.size(), g.bundles.size());
   }
   return 0;
 }
