@@ -33,6 +33,9 @@ void addSessionFlags(Args& args, SessionFlags& f, bool budgets) {
       ->check(atLeast(0));
   app.add_option("--budget-seconds", f.budgetSeconds, "seconds per kernel and device (0: the level's)")
       ->check(finiteAtLeast(0));
+  app.add_option("--budget-model", f.budgetModel,
+                 "seconds per device for searching beyond each kernel's first schedule, slowest kernels first (0: the level's)")
+      ->check(finiteAtLeast(0));
   app.add_option("--verify-budget", f.verifyBudget,
                  "element operations the host check may take; past it a sample of the outputs is checked")
       ->check(finiteAtLeast(0));
@@ -58,6 +61,7 @@ SessionOptions sessionOptions(const SessionFlags& f) {
   o.seed = f.seed;
   o.budgetCount = f.budgetCount;
   o.budgetSeconds = f.budgetSeconds;
+  o.budgetModelSeconds = f.budgetModel;
   o.planCandidates = f.planCandidates;
   o.termCandidates = f.termCandidates;
   o.rewrite.mode = *parseRewriteMode(f.rewrite);

@@ -21,6 +21,7 @@ struct SessionFlags {
   int planCandidates = -1;
   int termCandidates = -1;  // --rewrite-candidates
   double budgetSeconds = 0;
+  double budgetModel = 0;  // --budget-model
   double verifyBudget = VerifyBudget{}.hostWork;
   int64_t verifySamples = VerifyBudget{}.samples;
 };

@@ -420,6 +420,7 @@ void Session::tune(const Progress& progress) {
   TuneBudget budget = defaultBudget(options_.tune);
   if (options_.budgetCount > 0) budget.maxCandidates = options_.budgetCount;
   if (options_.budgetSeconds > 0) budget.maxSeconds = options_.budgetSeconds;
+  if (options_.budgetModelSeconds > 0) budget.maxModelSeconds = options_.budgetModelSeconds;
   Autotuner tuner(*cache_, options_.tune, budget);
   for (uint32_t d = 0; d < devices_.size(); ++d) {
     if (!devices_[d].compiles()) continue;

@@ -29,6 +29,7 @@ struct SessionOptions {
   TuneLevel tune = TuneLevel::Quick;
   int budgetCount = 0;             // max schedules measured per kernel and device (0: the level's default)
   double budgetSeconds = 0;        // max wall time per kernel and device (0: the level's default)
+  double budgetModelSeconds = 0;   // max wall time per device beyond each kernel's first schedule (0: the level's)
   std::string cache;               // tuning cache: "" default file, "none" in memory, or a path
   uint64_t seed = 0;               // random inputs
   // Rewrite rules run before AOT matching (mode, and rules or families switched off or on). The

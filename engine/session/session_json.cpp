@@ -43,8 +43,9 @@ constexpr const char* kSessionFileWhat = "a session file (.kss.json)";
 // local-search variant and excluded nodes, predicted and measured time, step labels, and which was
 // kept and why). Earlier files load without candidates, as a plan nobody compared.
 // 10: an imported ONNX model's node table ("onnx_nodes": name, op type, operands, results and
-// their types), so a reopened model shows its nodes, not only the node names of its places.
-// Earlier files load without it.
+// their types), so a reopened model shows its nodes, not only the node names of its places, and
+// a tuning search may stop at "model budget" (the program's tuning time ran out). Earlier files
+// load without the table.
 constexpr int kVersion = 10;
 using json = nlohmann::json;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,8 +24,8 @@ namespace ks {
 TuneBudget defaultBudget(TuneLevel level) {
   switch (level) {
     case TuneLevel::None: return {1, std::numeric_limits<double>::infinity(), 0, 1};
-    case TuneLevel::Quick: return {8, 10.0, 1, 3};
-    case TuneLevel::Full: return {64, 60.0, 2, 7};
+    case TuneLevel::Quick: return {8, 10.0, 1, 3, 30.0};
+    case TuneLevel::Full: return {64, 60.0, 2, 7, 600.0};
   }
   return {};
 }
@@ -88,13 +89,17 @@ class DeviceTuning {
 
   std::vector<std::optional<TunedKernel>> run() {
     planWork();
-    progress_.report(0.05, "building " + std::to_string(kernels_.size()) + " kernels on " + info_.id);
-    const auto buildStart = Clock::now();
-    buildCandidates();
-    const double buildMs = msSince(buildStart);
-    for (std::size_t ki = 0; ki < kernels_.size(); ++ki) {
-      work_[ki].search.buildMs = buildMs / static_cast<double>(kernels_.size());
-      if (work_[ki].sameAs < 0) searchKernel(ki);
+    if (std::isfinite(s_.budget.maxModelSeconds)) {
+      runWithinModelBudget();
+    } else {
+      progress_.report(0.05, "building " + std::to_string(kernels_.size()) + " kernels on " + info_.id);
+      const auto buildStart = Clock::now();
+      buildCandidates();
+      const double buildMs = msSince(buildStart);
+      for (std::size_t ki = 0; ki < kernels_.size(); ++ki) {
+        work_[ki].search.buildMs = buildMs / static_cast<double>(kernels_.size());
+        if (work_[ki].sameAs < 0) searchKernel(ki);
+      }
     }
     rebuildWinners();
     serveDuplicates();
@@ -128,6 +133,72 @@ class DeviceTuning {
     w.hash = kernels_[ki].fused.kernel.hash();
     w.search.kernel = static_cast<uint32_t>(ki);
     w.search.device = deviceIndex_;
+  }
+
+  // Phases 2 and 3 under the program's budget: every kernel's first schedule is built (one
+  // program) and timed; then the kernels with more candidates are searched slowest first, each
+  // built as its own program, while the budget lasts; the rest keep their first schedule. A
+  // large model's many small kernels then cost one build, not one per schedule.
+  void runWithinModelBudget() {
+    std::vector<Work> rest(work_.size());  // the candidates after the first, held back
+    for (std::size_t ki = 0; ki < work_.size(); ++ki) {
+      Work& w = work_[ki];
+      if (w.cached || w.lowered.size() < 2) continue;
+      rest[ki].lowered.assign(std::make_move_iterator(w.lowered.begin() + 1), std::make_move_iterator(w.lowered.end()));
+      rest[ki].scheds.assign(w.scheds.begin() + 1, w.scheds.end());
+      w.lowered.resize(1), w.scheds.resize(1);
+    }
+    progress_.report(0.05, "building the first schedule of " + std::to_string(kernels_.size()) + " kernels on " + info_.id);
+    auto start = Clock::now();
+    buildCandidates();
+    const double firstBuildMs = msSince(start) / static_cast<double>(std::max<std::size_t>(kernels_.size(), 1));
+    std::vector<std::pair<double, std::size_t>> firstNs;  // (time of the first schedule, kernel)
+    for (std::size_t ki = 0; ki < work_.size(); ++ki) {
+      Work& w = work_[ki];
+      w.search.buildMs = firstBuildMs;
+      if (w.sameAs >= 0 || w.cached || rest[ki].lowered.empty()) continue;
+      if (w.built.empty()) {  // the first schedule did not build: search the others first
+        firstNs.emplace_back(std::numeric_limits<double>::infinity(), ki);
+        continue;
+      }
+      progress_.check("autotune");
+      CandidateTimer timer(*this, ki, /*keep=*/false);  // searchKernel measures it again, for the record
+      timer.measure(0);
+      firstNs.emplace_back(std::isfinite(timer.best) ? timer.best : 0.0, ki);
+    }
+    std::stable_sort(firstNs.begin(), firstNs.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    start = Clock::now();
+    std::vector<bool> searchedFurther(work_.size(), false);
+    for (std::size_t i = 0; i < firstNs.size(); ++i) {
+      const std::size_t ki = firstNs[i].second;
+      if (msSince(start) > s_.budget.maxModelSeconds * 1000.0) break;
+      progress_.report(0.1 + 0.9 * static_cast<double>(i) / static_cast<double>(firstNs.size()),
+                       "searching " + kernels_[ki].name + " on " + info_.id + " (" + std::to_string(i + 1) + " of " +
+                           std::to_string(firstNs.size()) + " by time)");
+      Work& w = work_[ki];
+      rest[ki].hash = w.hash;  // build errors are recorded under the kernel's own search
+      rest[ki].search.kernel = w.search.kernel;
+      const auto buildStart = Clock::now();
+      buildOneByOne(rest[ki]);
+      w.search.buildMs += msSince(buildStart);
+      for (std::size_t c = 0; c < rest[ki].built.size(); ++c) {
+        w.built.push_back(std::move(rest[ki].built[c]));
+        w.builtScheds.push_back(rest[ki].builtScheds[c]);
+      }
+      searchedFurther[ki] = true;
+    }
+    char spent[64];
+    std::snprintf(spent, sizeof spent, "%g s for the program", s_.budget.maxModelSeconds);
+    for (std::size_t ki = 0; ki < work_.size(); ++ki) {
+      Work& w = work_[ki];
+      if (w.sameAs >= 0) continue;
+      if (!w.cached && !rest[ki].lowered.empty() && !searchedFurther[ki]) {
+        for (const Schedule& sched : rest[ki].scheds) record(w, sched, TuneStatus::Skipped, 0, "model budget reached");
+        w.search.stopReason = StopReason::ModelBudget;
+        w.search.stopDetail = spent;
+      }
+      searchKernel(ki);
+    }
   }
 
   // Phase 1: per kernel, what to build: nothing (a duplicate, zero elements), the cached winner,
@@ -316,8 +387,9 @@ class DeviceTuning {
   // Times the candidates of one kernel on shared random inputs and keeps the fastest correct one.
   class CandidateTimer {
    public:
-    CandidateTimer(DeviceTuning& t, std::size_t ki)
-        : t_(t), w_(t.work_[ki]), terms_(reduceTerms(t.kernels_[ki].fused.kernel)) {
+    // keep = false: a look at the time only, nothing recorded or counted.
+    CandidateTimer(DeviceTuning& t, std::size_t ki, bool keep = true)
+        : t_(t), w_(t.work_[ki]), terms_(reduceTerms(t.kernels_[ki].fused.kernel)), keep_(keep) {
       if (w_.built.empty()) return;
       const auto& lp = w_.built.front().lowered.params;
       for (std::size_t p = 0; p < lp.size(); ++p) {
@@ -339,17 +411,17 @@ class DeviceTuning {
           std::string bad;
           for (std::size_t o = 0; o < out.size() && bad.empty(); ++o) bad = compareWithTolerance(out[o], reference_[o], terms_);
           if (!bad.empty()) {
-            t_.record(w_, sched, TuneStatus::WrongResult, first, "differs from the first schedule's result: " + bad);
+            note(sched, TuneStatus::WrongResult, first, "differs from the first schedule's result: " + bad);
             return;
           }
         }
         if (std::isfinite(best) && first > 20 * best) {
-          t_.record(w_, sched, TuneStatus::TooSlow, first, "first run over 20x the best so far");
+          note(sched, TuneStatus::TooSlow, first, "first run over 20x the best so far");
           return;
         }
         const double median = timed(c);
-        t_.record(w_, sched, TuneStatus::Ok, median, "");
-        ++w_.search.measured;
+        note(sched, TuneStatus::Ok, median, "");
+        if (keep_) ++w_.search.measured;
         if (median < best) {
           best = median;
           bestIndex = static_cast<int>(c);
@@ -361,7 +433,7 @@ class DeviceTuning {
           t_.out_.searches.push_back(w_.search);
           throw;
         }
-        t_.record(w_, sched, TuneStatus::LaunchError, 0, firstLine(e.message()));
+        note(sched, TuneStatus::LaunchError, 0, firstLine(e.message()));
       }
     }
 
@@ -369,6 +441,9 @@ class DeviceTuning {
     int bestIndex = -1;
 
    private:
+    void note(const Schedule& sched, TuneStatus status, double ns, const std::string& reason) {
+      if (keep_) t_.record(w_, sched, status, ns, reason);
+    }
     double launch(std::size_t c) {
       const OpenCLKernel& ck = w_.built[c];
       auto device = t_.device_;
@@ -403,6 +478,7 @@ class DeviceTuning {
     DeviceTuning& t_;
     Work& w_;
     const int64_t terms_;
+    const bool keep_;
     std::vector<OpenCLBuffer> params_;
     std::vector<HostTensor> reference_;
   };

@@ -3,6 +3,7 @@
 // against the default schedule's result, keep every measurement with its status, and say why the
 // search stopped. Finished searches go to the tuning cache, so a warm re-compile measures nothing.
 #pragma once
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ struct TuneBudget {
   double maxSeconds = 10.0;  // wall time per kernel and device (builds included)
   int warmup = 1;
   int repeats = 5;
+  // Wall time per device for the whole program's searches beyond each kernel's first schedule
+  // (builds included): every kernel gets its first schedule built and timed, then the kernels
+  // searched further are the slowest first, until this runs out (infinite: all of them).
+  double maxModelSeconds = std::numeric_limits<double>::infinity();
 };
 TuneBudget defaultBudget(TuneLevel level);
 const char* tuneLevelName(TuneLevel level);  // "none", "quick", "full"

@@ -8,11 +8,12 @@ namespace ks {
 namespace {
 constexpr std::array kStatusNames{"ok", "build error", "launch error", "too slow", "skipped", "wrong result"};
 constexpr std::array kStopNames{"exhausted", "count budget", "time budget", "cancelled", "cached", "nothing to compute",
-                                "same kernel as"};
+                                "same kernel as", "model budget"};
 constexpr const char* kNoWinner = "; no schedule ran";
 
 bool ranCandidates(StopReason r) {
-  return r == StopReason::Exhausted || r == StopReason::CountBudget || r == StopReason::TimeBudget;
+  return r == StopReason::Exhausted || r == StopReason::CountBudget || r == StopReason::TimeBudget ||
+         r == StopReason::ModelBudget;
 }
 }  // namespace
 

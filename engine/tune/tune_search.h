@@ -20,6 +20,7 @@ enum class StopReason : uint8_t {
   Cached,            // the tuning cache knew the winner
   NothingToCompute,  // the kernel stores zero elements
   SameKernel,        // an earlier kernel of the same structure was searched
+  ModelBudget,       // the program's tuning time ran out: only the first schedule was measured
 };
 const char* toString(StopReason r);  // "exhausted", "count budget", ..., "same kernel as"
 

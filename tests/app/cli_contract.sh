@@ -41,6 +41,8 @@ expect 2 "--devices host," -- "$cli" run "$sm" --devices host,
 expect 2 "--budget-seconds nan" -- "$cli" run "$sm" --devices host --budget-seconds nan
 expect 2 "--budget-seconds -1" -- "$cli" run "$sm" --devices host --budget-seconds -1
 expect 2 "--budget-count -3" -- "$cli" run "$sm" --devices host --budget-count -3
+expect 2 "--budget-model -1" -- "$cli" run "$sm" --devices host --budget-model -1
+expect 2 "--budget-model inf" -- "$cli" run "$sm" --devices host --budget-model inf
 expect 2 "--seed abc" -- "$cli" run "$sm" --devices host --seed abc
 expect 2 "--seed -1" -- "$cli" run "$sm" --devices host --seed -1
 expect 2 "--input without =" -- "$cli" run "$sm" --devices host --input x
@@ -151,6 +153,18 @@ expect 2 "run --repeat -1" -- "$cli" run "$sm" --devices host --repeat -1
 expect 2 "run --warmup x" -- "$cli" run "$sm" --devices host --warmup x
 expect 2 "run --zero-copy maybe" -- "$cli" run "$sm" --devices host --zero-copy maybe
 if "$cli" devices | grep -q '^opencl:0:0'; then
+  # --budget-model: past the program's budget a kernel keeps its first schedule, said in its search.
+  expect 0 "run --budget-model" -- "$cli" run "$src/samples/mlp.ks" --devices opencl:0:0 --tune quick --cache none --budget-model 0.001 --repeat 0 --verify --session "$tmp/bm.kss.json"
+  python3 - "$tmp/bm.kss.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+stops = [s["stop_reason"] for s in d["trace"]["searches"]]
+spent = [s for s in stops if s.startswith("model budget (0.001 s for the program)")]
+assert spent and len(spent) < len(stops), stops  # the slowest kernel is searched before the budget is looked at
+skipped = [m for m in d["trace"]["measurements"] if m.get("reason") == "model budget reached"]
+assert skipped and all(m["status"] == "skipped" for m in skipped), skipped
+print("ok: --budget-model stops %d of %d searches" % (len(spent), len(stops)))
+PY
   expect 0 "run on PoCL + openblas with --verify" -- "$cli" run "$src/samples/mlp.ks" --tune none --cache none --verify --json
   python3 - "$tmp/out" <<'PY' || fail=1
 import json, sys
