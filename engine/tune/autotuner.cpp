@@ -162,13 +162,13 @@ class DeviceTuning {
         continue;
       }
       progress_.check("autotune");
-      CandidateTimer timer(*this, ki, /*keep=*/false);  // searchKernel measures it again, for the record
+      CandidateTimer timer(*this, ki, /*keep=*/false, /*brief=*/true);  // searchKernel times it again, for the record
       timer.measure(0);
       firstNs.emplace_back(std::isfinite(timer.best) ? timer.best : 0.0, ki);
     }
     std::stable_sort(firstNs.begin(), firstNs.end(), [](auto& a, auto& b) { return a.first > b.first; });
     start = Clock::now();
-    std::vector<bool> searchedFurther(work_.size(), false);
+    std::vector<bool> searched(work_.size(), false);
     for (std::size_t i = 0; i < firstNs.size(); ++i) {
       const std::size_t ki = firstNs[i].second;
       if (msSince(start) > s_.budget.maxModelSeconds * 1000.0) break;
@@ -185,19 +185,23 @@ class DeviceTuning {
         w.built.push_back(std::move(rest[ki].built[c]));
         w.builtScheds.push_back(rest[ki].builtScheds[c]);
       }
-      searchedFurther[ki] = true;
+      searchKernel(ki);  // its timing counts against the budget too
+      searched[ki] = true;
     }
     char spent[64];
     std::snprintf(spent, sizeof spent, "%g s for the program", s_.budget.maxModelSeconds);
     for (std::size_t ki = 0; ki < work_.size(); ++ki) {
       Work& w = work_[ki];
-      if (w.sameAs >= 0) continue;
-      if (!w.cached && !rest[ki].lowered.empty() && !searchedFurther[ki]) {
+      if (w.sameAs >= 0 || searched[ki]) continue;
+      const bool stopped = !w.cached && !rest[ki].lowered.empty();
+      if (stopped) {
         for (const Schedule& sched : rest[ki].scheds) record(w, sched, TuneStatus::Skipped, 0, "model budget reached");
         w.search.stopReason = StopReason::ModelBudget;
         w.search.stopDetail = spent;
       }
-      searchKernel(ki);
+      // A kernel left at its first schedule is timed as the none level times it: its time only
+      // ranks it against other producers of its classes, no schedule competes.
+      searchKernel(ki, /*brief=*/stopped);
     }
   }
 
@@ -351,7 +355,7 @@ class DeviceTuning {
 
   // Phase 3 for one kernel: a cached or empty search just takes its winner; otherwise every built
   // candidate is timed and checked against the first one's result, and the fastest wins.
-  void searchKernel(std::size_t ki) {
+  void searchKernel(std::size_t ki, bool brief = false) {
     Work& w = work_[ki];
     TuneSearch& search = w.search;
     if (w.cached) {
@@ -362,7 +366,7 @@ class DeviceTuning {
     }
     progress_.check("autotune");
     progress_.report(0.1 + 0.9 * static_cast<double>(ki) / kernels_.size(), "timing " + kernels_[ki].name + " on " + info_.id);
-    CandidateTimer timer(*this, ki);
+    CandidateTimer timer(*this, ki, /*keep=*/true, brief);
     const auto start = Clock::now();
     for (std::size_t c = 0; c < w.built.size(); ++c) {
       progress_.check("autotune");
@@ -387,9 +391,10 @@ class DeviceTuning {
   // Times the candidates of one kernel on shared random inputs and keeps the fastest correct one.
   class CandidateTimer {
    public:
-    // keep = false: a look at the time only, nothing recorded or counted.
-    CandidateTimer(DeviceTuning& t, std::size_t ki, bool keep = true)
-        : t_(t), w_(t.work_[ki]), terms_(reduceTerms(t.kernels_[ki].fused.kernel)), keep_(keep) {
+    // keep = false: a look at the time only, nothing recorded or counted; brief: one timed run
+    // after the checked one, no warm-up (the none level's count).
+    CandidateTimer(DeviceTuning& t, std::size_t ki, bool keep = true, bool brief = false)
+        : t_(t), w_(t.work_[ki]), terms_(reduceTerms(t.kernels_[ki].fused.kernel)), keep_(keep), brief_(brief) {
       if (w_.built.empty()) return;
       const auto& lp = w_.built.front().lowered.params;
       for (std::size_t p = 0; p < lp.size(); ++p) {
@@ -456,10 +461,11 @@ class DeviceTuning {
       std::vector<double> t;
       // The first launch (the result check) is never a measurement, at any level: PoCL compiles
       // a kernel at its first launch, so it times the compiler, not the kernel.
-      const int runs = t_.s_.budget.warmup + std::max(1, t_.s_.budget.repeats);
+      const int warmup = brief_ ? 0 : t_.s_.budget.warmup;
+      const int runs = warmup + (brief_ ? 1 : std::max(1, t_.s_.budget.repeats));
       for (int r = 0; r < runs; ++r) {
         const double ns = launch(c);
-        if (r >= t_.s_.budget.warmup) t.push_back(ns);
+        if (r >= warmup) t.push_back(ns);
       }
       return median(std::move(t));
     }
@@ -478,7 +484,7 @@ class DeviceTuning {
     DeviceTuning& t_;
     Work& w_;
     const int64_t terms_;
-    const bool keep_;
+    const bool keep_, brief_;
     std::vector<OpenCLBuffer> params_;
     std::vector<HostTensor> reference_;
   };
