@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <iterator>
 #include <memory>
@@ -182,7 +184,10 @@ namespace {
 class RoundTimer {
  public:
   RoundTimer(std::vector<PlanCandidate>& c, const PrepareCandidate& prepare, const ChoiceLimits& limits)
-      : c_(c), prepare_(prepare), limits_(limits), t0_(std::chrono::steady_clock::now()) {}
+      : c_(c), prepare_(prepare), limits_(limits), t0_(std::chrono::steady_clock::now()) {
+    for (const PlanCandidate& x : c_)
+      if (x.predictedNs > 0 && std::isfinite(x.predictedNs)) bestPredictedNs_ = std::min(bestPredictedNs_, x.predictedNs);
+  }
 
   bool spent() const { return spentNs() > limits_.budgetNs; }
 
@@ -193,6 +198,11 @@ class RoundTimer {
       PlanCandidate& c = c_[i];
       if (spent()) {
         if (c.measuredNs < 0) c.note = "not measured: the measuring budget was spent";
+        continue;
+      }
+      if (c.measuredNs < 0 && c.predictedNs > limits_.hopelessFactor * bestPredictedNs_) {
+        c.note = "not measured: predicted " + ms(c.predictedNs) + ", over " + std::to_string(static_cast<int>(limits_.hopelessFactor)) +
+                 "x the best prediction (" + ms(bestPredictedNs_) + ")";
         continue;
       }
       try {
@@ -258,6 +268,7 @@ class RoundTimer {
   }
 
   std::vector<PlanCandidate>& c_;
+  double bestPredictedNs_ = std::numeric_limits<double>::infinity();
   const PrepareCandidate& prepare_;
   const ChoiceLimits& limits_;
   std::chrono::steady_clock::time_point t0_;

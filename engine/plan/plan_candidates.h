@@ -88,6 +88,10 @@ struct ChoiceLimits {
   int maxCandidates = 0;       // with neighbours: the local search adds candidates up to this count
   int maxRuns = 9;             // timed runs per candidate and measurement (fewer for slow plans)
   int64_t interleaveBytes = int64_t(1) << 30;  // prepared at once at most; beyond it, one at a time
+  // A candidate predicted over this many times the best prediction is not prepared: predictions
+  // miss runs by 2-4x, not by this much, and such a plan (a convolution network on PoCL alone,
+  // 6 s a run beside 40 ms) costs more to measure than the rest together.
+  double hopelessFactor = 20;
 };
 
 // Prepares the candidates and times them in rounds (every prepared candidate once per round, the

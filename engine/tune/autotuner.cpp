@@ -153,6 +153,7 @@ class DeviceTuning {
     buildCandidates();
     const double firstBuildMs = msSince(start) / static_cast<double>(std::max<std::size_t>(kernels_.size(), 1));
     std::vector<std::pair<double, std::size_t>> firstNs;  // (time of the first schedule, kernel)
+    std::vector<double> rankNs(work_.size(), -1);          // that time, when it ran and checked
     for (std::size_t ki = 0; ki < work_.size(); ++ki) {
       Work& w = work_[ki];
       w.search.buildMs = firstBuildMs;
@@ -162,8 +163,9 @@ class DeviceTuning {
         continue;
       }
       progress_.check("autotune");
-      CandidateTimer timer(*this, ki, /*keep=*/false, /*brief=*/true);  // searchKernel times it again, for the record
+      CandidateTimer timer(*this, ki, /*keep=*/false, /*brief=*/true);  // a search times it again, for the record
       timer.measure(0);
+      if (std::isfinite(timer.best)) rankNs[ki] = timer.best;
       firstNs.emplace_back(std::isfinite(timer.best) ? timer.best : 0.0, ki);
     }
     std::stable_sort(firstNs.begin(), firstNs.end(), [](auto& a, auto& b) { return a.first > b.first; });
@@ -199,8 +201,14 @@ class DeviceTuning {
         w.search.stopReason = StopReason::ModelBudget;
         w.search.stopDetail = spent;
       }
-      // A kernel left at its first schedule is timed as the none level times it: its time only
-      // ranks it against other producers of its classes, no schedule competes.
+      // A kernel left at its first schedule keeps the time that ranked it (one run after the
+      // checked one, as the none level times): no schedule competes with it.
+      if (stopped && rankNs[ki] >= 0) {
+        record(w, w.builtScheds[0], TuneStatus::Ok, rankNs[ki], "");
+        ++w.search.measured;
+        finishSearch(ki, 0, rankNs[ki]);
+        continue;
+      }
       searchKernel(ki, /*brief=*/stopped);
     }
   }
@@ -285,6 +293,15 @@ class DeviceTuning {
     Work& w = work_[ki];
     const Kernel& k = kernels_[ki].fused.kernel;
     std::vector<Schedule> candidates = tuneCandidates(k, limits_, rates_, s_.level, 4, &progress_);
+    if (std::isfinite(s_.budget.maxModelSeconds) && s_.level != TuneLevel::None) {
+      // Under a program budget the first schedule may be all a kernel gets: the none level's
+      // default, so a kernel the budget leaves out is never worse off than at --tune none.
+      const std::vector<Schedule> none = enumerateSchedules(k, limits_, TuneLevel::None);
+      if (!none.empty()) {
+        candidates.erase(std::remove(candidates.begin(), candidates.end(), none.front()), candidates.end());
+        candidates.insert(candidates.begin(), none.front());
+      }
+    }
     w.search.candidates = static_cast<int>(candidates.size());
     if (static_cast<int>(candidates.size()) > s_.budget.maxCandidates) {
       candidates.resize(s_.budget.maxCandidates);
@@ -378,12 +395,20 @@ class DeviceTuning {
       }
       timer.measure(c);
     }
-    if (timer.bestIndex >= 0) {
-      const Schedule& best = w.builtScheds[timer.bestIndex];
-      search.winner = best.str();
-      search.winnerNs = timer.best;
-      winners_[ki] = TunedKernel{best, timer.best, std::move(w.built[timer.bestIndex])};
-      s_.cache.putSearch(w.hash, cacheDevice_, level_, {best.toJson().dump(), timer.best, search.stopText(), search.measured});
+    finishSearch(ki, timer.bestIndex, timer.best);
+  }
+
+  // The search's end: candidate `best` (-1: none ran) wins at `ns`, goes to the cache, and the
+  // search is recorded.
+  void finishSearch(std::size_t ki, int best, double ns) {
+    Work& w = work_[ki];
+    TuneSearch& search = w.search;
+    if (best >= 0) {
+      const Schedule& sched = w.builtScheds[static_cast<std::size_t>(best)];
+      search.winner = sched.str();
+      search.winnerNs = ns;
+      winners_[ki] = TunedKernel{sched, ns, std::move(w.built[static_cast<std::size_t>(best)])};
+      s_.cache.putSearch(w.hash, cacheDevice_, level_, {sched.toJson().dump(), ns, search.stopText(), search.measured});
     }
     out_.searches.push_back(search);
   }

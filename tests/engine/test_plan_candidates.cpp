@@ -109,6 +109,22 @@ class TestPlanCandidates : public QObject {
     QVERIFY2(policy.find("a+b: every core 3.000 ms, 1 thread 2.000 ms") != std::string::npos, policy.c_str());
   }
 
+  // A candidate predicted over 20x the best prediction is not prepared; one just under is.
+  void hopelessCandidatesAreNotMeasured() {
+    std::vector<PlanCandidate> c = {candidate("a+b"), candidate("a+b", 1), candidate("a")};
+    c[0].predictedNs = 2e6, c[1].predictedNs = 39e6, c[2].predictedNs = 41e6;
+    std::vector<std::string> prepared;
+    const PlanChoice p = choosePlan(c, [&](const PlanCandidate& x) {
+      prepared.push_back(candidateName(x));
+      return fixedTime(1e6);
+    });
+    QCOMPARE(prepared.size(), std::size_t(2));
+    QVERIFY(p.candidates[2].measuredNs < 0 && !p.candidates[2].chosen);
+    QVERIFY2(p.candidates[2].note == "not measured: predicted 41.000 ms, over 20x the best prediction (2.000 ms)",
+             p.candidates[2].note.c_str());
+    QVERIFY(p.candidates[1].measuredNs > 0);
+  }
+
   void failedOrUnmeasuredCandidatesNeverWin() {
     std::vector<PlanCandidate> c = {candidate("a+b"), candidate("a")};
     const PlanChoice p = choosePlan(c, [](const PlanCandidate& x) {
