@@ -209,31 +209,7 @@ void GemmGather::multiplyInto(std::size_t b, const float* src, const float* a, i
                               float* c) const {
   const int64_t n = batchElements / k;
   std::fill_n(c, m * n, 0.0f);
-  if (productRows == k) {
-    addBundles(bundles.data() + bundleStart[b], bundles.data() + bundleStart[b + 1], src, a, m, k, n, transA, fill, c);
-    return;
-  }
-  auto weight = [&](int64_t row, int64_t kk) { return transA ? a[kk * m + row] : a[row * k + kk]; };
-  int64_t d = 0;  // the packed matrix's element the next run starts at
-  for (std::size_t r = batchStart[b]; r < batchStart[b + 1]; ++r) {
-    const GatherRun& run = runs[r];
-    for (int64_t rep = 0; rep < run.reps; ++rep) {
-      const float* s = run.src < 0 ? nullptr : src + run.src + rep * run.stride;
-      // A run may cross from one row of the packed matrix (one of the k) into the next.
-      for (int64_t done = 0; done < run.len;) {
-        const int64_t kr = d / n, cc = d % n, len = std::min(run.len - done, n - cc);
-        for (int64_t row = 0; row < m; ++row) {
-          const float w = weight(row, kr);
-          float* out = c + row * n + cc;
-          if (s)
-            axpy(w, s + done * run.step, run.step, len, out);
-          else
-            for (int64_t t = 0; t < len; ++t) out[t] += w * fill;
-        }
-        d += len, done += len;
-      }
-    }
-  }
+  addBundles(bundles.data() + bundleStart[b], bundles.data() + bundleStart[b + 1], src, a, m, k, n, transA, fill, c);
 }
 
 }  // namespace ks

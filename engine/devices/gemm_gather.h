@@ -38,7 +38,7 @@ struct GemmGather {
   // c (m x n) = a (m x k; stored k x m when transA) times batch `b`'s packed matrix (k x n, with
   // k * n == batchElements), reading the source where the runs point instead of packing it first:
   // for a product of few rows (a depthwise convolution: one row of 9 weights per channel) packing
-  // and a GEMM call cost many times the arithmetic. Fastest after prepareProduct(k).
+  // and a GEMM call cost many times the arithmetic. Needs prepareProduct(k) first (prepared()).
   void multiplyInto(std::size_t b, const float* src, const float* a, int64_t m, int64_t k, bool transA, float* c) const;
   // Splits the runs into pieces of one packed row each and groups them for multiplyInto: up to
   // three pieces that write the same stretch of the output (a window's taps one below the other)
@@ -59,6 +59,7 @@ struct GemmGather {
   std::vector<ProductBundle> bundles;    // empty until prepareProduct
   std::vector<std::size_t> bundleStart;  // batch b's bundles: [bundleStart[b], bundleStart[b + 1])
   int64_t productRows = 0;               // the k prepareProduct split for
+  bool prepared(int64_t k) const { return productRows == k; }
 
  private:
   void foldRepeats();

@@ -32,7 +32,7 @@ void runGemm(const GemmSpec& s, const float* a, const float* b, float* c) {
 void runGemm(const GemmSpec& s, const GemmGather* ga, const GemmGather* gb, const float* a, const float* b, float* c,
              float* scratchA, float* scratchB) {
   // Few rows times a gathered matrix: multiplied straight from the source (see multiplyInto).
-  const bool direct = multipliesDirectly(s, gb != nullptr);
+  const bool direct = multipliesDirectly(s, gb != nullptr) && gb->prepared(s.k);
   for (int64_t i = 0; i < s.batch; ++i) {
     const float* ai = ga ? gathered(*ga, i, a, scratchA) : a + i * s.strideA;
     if (direct) {

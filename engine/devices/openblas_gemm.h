@@ -14,7 +14,8 @@ void runGemm(const GemmSpec& s, const float* a, const float* b, float* c);
 // with a gathered B (a depthwise or few-filter convolution) skips packing B and OpenBLAS: it
 // multiplies straight from B's source.
 constexpr int64_t kDirectGatherRows = 4;
-// Whether runGemm multiplies straight from a gathered B (then prepare it: prepareProduct(s.k)).
+// Whether runGemm may multiply straight from a gathered B: it does once B is prepared
+// (prepareProduct(s.k)); an unprepared B is packed and multiplied by OpenBLAS.
 inline bool multipliesDirectly(const GemmSpec& s, bool gatheredB) { return gatheredB && !s.transB && s.m <= kDirectGatherRows; }
 void runGemm(const GemmSpec& s, const GemmGather* ga, const GemmGather* gb, const float* a, const float* b, float* c,
              float* scratchA, float* scratchB);

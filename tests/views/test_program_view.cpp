@@ -111,11 +111,7 @@ class TestProgramView : public QObject {
 #ifndef KS_WITH_ONNX
     QSKIP("built without ONNX");
 #endif
-    SessionOptions o;
-    o.tune = TuneLevel::None;
-    o.cache = "none";
-    auto session = std::make_shared<Session>(loadProgramFile(std::string(KS_SOURCE_DIR "/samples/onnx/cnn.onnx")), o);
-    session->runTo(Stage::Planned);
+    auto session = sampleSession("onnx/cnn.onnx");
     SessionSnapshot snap = snapshotOf(session);
     RecordingContext ctx;
     ctx.setSnapshot(snap);
